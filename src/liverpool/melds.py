@@ -1,0 +1,240 @@
+"""Melds: sets and runs, wild cards, and what may be done to a meld on the table.
+
+Domain words: *set* (3+ cards of one rank, suits may repeat), *run* (cards of one suit in
+sequence, ace low or high, never turning the corner, at most one ace), *wild* (a joker, or a 2
+where ``deuces_wild``), *natural* (a card standing for itself: any non-wild card, or a 2 in its
+own place), *lay off* (add one card to a table meld at an end of a run or onto a set),
+*joker swap* (a natural card takes the place of a wild that stood for it; the wild goes to hand),
+*borrow* (house: take a natural card off a meld that stays valid, to start a new meld).
+
+A run's cards are stored low to high; ``lo`` is the rank of its first place (1..14, where 14 is a
+high ace), so the card at place ``i`` stands for rank ``lo + i`` of ``suit``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cards import ACE, JOKER, Card, card_str, make_card, rank_of, suit_of
+from .rules import RuleSet
+
+SET = "set"
+RUN = "run"
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """A meld on the table. ``key`` is the set's rank or the run's suit; ``lo`` is for runs."""
+
+    owner: int
+    kind: str
+    cards: tuple[Card, ...]
+    key: int
+    lo: int = 0
+
+    @property
+    def hi(self) -> int:
+        return self.lo + len(self.cards) - 1
+
+    def stands_for(self, place: int) -> Card:
+        """The card a place of this meld stands for (for a set: the rank's spade, by convention)."""
+        if self.kind == SET:
+            return make_card(self.key, 0)
+        return make_card(self.lo + place, self.key)
+
+    def to_json(self) -> dict[str, object]:
+        return {"owner": self.owner, "kind": self.kind, "cards": [card_str(c) for c in self.cards]}
+
+    def __str__(self) -> str:
+        return " ".join(card_str(c) for c in self.cards)
+
+
+def _wild(card: Card, deuces: bool) -> bool:
+    return card == JOKER or (deuces and card % 13 == 1)
+
+
+# ---- reading melds ---------------------------------------------------------------------------
+
+def read_set(cards: tuple[Card, ...], rules: RuleSet) -> tuple[int, int] | None:
+    """(rank, naturals) if the cards make a set by their cards alone, else None."""
+    deuces = rules.deuces_wild
+    rank = 0
+    for c in cards:
+        if not _wild(c, deuces):
+            r = c % 13 + 1
+            if rank and r != rank:
+                return None
+            rank = r
+    if not rank:
+        # only wilds: with deuces wild, the 2s may be a set of 2s standing for themselves
+        if deuces and any(c != JOKER for c in cards):
+            rank = 2
+        else:
+            return None
+    naturals = sum(1 for c in cards if c != JOKER and c % 13 + 1 == rank)
+    return rank, naturals
+
+
+def read_run(cards: tuple[Card, ...], rules: RuleSet) -> tuple[int, int, int] | None:
+    """(suit, lo, naturals) if the cards, in this order, make a run, else None."""
+    n = len(cards)
+    if n > 13:
+        return None
+    deuces = rules.deuces_wild
+    anchors = [(i, c) for i, c in enumerate(cards) if not _wild(c, deuces)]
+    if not anchors and deuces:
+        anchors = [(i, c) for i, c in enumerate(cards) if c != JOKER]  # a 2 in its own place
+    if not anchors:
+        return None
+    i, c = anchors[0]
+    suit = c // 13
+    r = c % 13 + 1
+    if r == ACE and i > 0:
+        r = 14
+    lo = r - i
+    if lo < 1 or lo + n - 1 > 14 or (lo == 1 and n == 14):
+        return None
+    naturals = 0
+    for place, card in enumerate(cards):
+        target = make_card(lo + place, suit)
+        if card == target:
+            naturals += 1
+        elif not _wild(card, deuces):
+            return None
+    return suit, lo, naturals
+
+
+def meld_readings(cards: tuple[Card, ...], owner: int, rules: RuleSet, first_down: bool = True
+                  ) -> list[Meld]:
+    """Every way these cards make a valid meld (a set, a run, rarely both)."""
+    out: list[Meld] = []
+    n = len(cards)
+    s = read_set(cards, rules) if n >= rules.min_set else None
+    if s is not None and (not first_down or s[1] >= rules.set_naturals(n)):
+        out.append(Meld(owner, SET, cards, s[0]))
+    r = read_run(cards, rules) if n >= rules.min_run else None
+    if r is not None and (not first_down or r[2] >= rules.run_naturals(n)):
+        out.append(Meld(owner, RUN, cards, r[0], r[1]))
+    return out
+
+
+def why_not_meld(cards: tuple[Card, ...], rules: RuleSet) -> str:
+    """A reason a player can read for cards that make no valid meld."""
+    text = " ".join(card_str(c) for c in cards)
+    n = len(cards)
+    s = read_set(cards, rules)
+    if s is not None and n >= rules.min_set:
+        return (f"{text}: a new set needs at least {rules.set_naturals(n)} natural cards")
+    r = read_run(cards, rules)
+    if r is not None and n >= rules.min_run:
+        return (f"{text}: a new run needs at least {rules.run_naturals(n)} natural cards")
+    if s is not None or r is not None:
+        return (f"{text}: too short (sets need {rules.min_set}+ cards, runs {rules.min_run}+)")
+    return (f"{text} is neither a set (one rank) nor a run (one suit in order, written low "
+            f"to high, wilds in the places they stand for)")
+
+
+# ---- laying off ------------------------------------------------------------------------------
+
+def layoff_ends(meld: Meld, card: Card, rules: RuleSet) -> tuple[str | None, ...]:
+    """Where ``card`` can go on ``meld``: ``(None,)`` for a set, a subset of low/high for a run."""
+    deuces = rules.deuces_wild
+    wild = _wild(card, deuces)
+    if meld.kind == SET:
+        if wild or card % 13 + 1 == meld.key:
+            return (None,)
+        return ()
+    if len(meld.cards) >= 13:
+        return ()
+    ends: list[str] = []
+    lo, hi = meld.lo, meld.hi
+    if lo > 1 and (wild or card == make_card(lo - 1, meld.key)) and not (lo - 1 == 1 and hi == 14):
+        ends.append("low")
+    if hi < 14 and (wild or card == make_card(hi + 1, meld.key)) and not (lo == 1 and hi + 1 == 14):
+        ends.append("high")
+    return tuple(ends)
+
+
+def lay_off(meld: Meld, card: Card, end: str | None) -> Meld:
+    """The meld with ``card`` added (``end`` already checked by ``layoff_ends``)."""
+    if meld.kind == SET:
+        return Meld(meld.owner, SET, (*meld.cards, card), meld.key)
+    if end == "low":
+        return Meld(meld.owner, RUN, (card, *meld.cards), meld.key, meld.lo - 1)
+    return Meld(meld.owner, RUN, (*meld.cards, card), meld.key, meld.lo)
+
+
+def fits(meld: Meld, card: Card, rules: RuleSet) -> bool:
+    return bool(layoff_ends(meld, card, rules))
+
+
+# ---- joker swaps -----------------------------------------------------------------------------
+
+def swap_options(meld: Meld, card: Card, rules: RuleSet) -> list[tuple[int, Card]]:
+    """(place, wild) pairs where natural ``card`` may replace a wild of ``meld``."""
+    deuces = rules.deuces_wild
+    if card == JOKER:
+        return []
+    if meld.kind == SET:
+        if rules.joker_swap != "runs_and_sets" or card % 13 + 1 != meld.key:
+            return []
+        if _wild(card, deuces) and meld.key != 2:
+            return []
+        seen: dict[Card, int] = {}
+        for place, c in enumerate(meld.cards):
+            if _wild(c, deuces) and not (c != JOKER and c % 13 + 1 == meld.key) and c not in seen:
+                seen[c] = place
+        return [(place, wild) for wild, place in seen.items()]
+    if rules.joker_swap == "none":
+        return []
+    rank = rank_of(card)
+    if suit_of(card) != meld.key:
+        return []
+    for r in ((1, 14) if rank == ACE else (rank,)):
+        place = r - meld.lo
+        if 0 <= place < len(meld.cards):
+            c = meld.cards[place]
+            if c != card and _wild(c, deuces):
+                return [(place, c)]
+    return []
+
+
+def swap(meld: Meld, place: int, card: Card) -> Meld:
+    cards = list(meld.cards)
+    cards[place] = card
+    return Meld(meld.owner, meld.kind, tuple(cards), meld.key, meld.lo)
+
+
+# ---- borrowing (house) -----------------------------------------------------------------------
+
+def borrow_places(meld: Meld, card: Card, rules: RuleSet) -> list[int]:
+    """Places from which natural ``card`` may be taken, leaving a valid meld of 3+ cards."""
+    n = len(meld.cards)
+    minimum = max(3, rules.min_set if meld.kind == SET else rules.min_run)
+    if n - 1 < minimum:
+        return []
+    deuces = rules.deuces_wild
+    if meld.kind == SET:
+        if card == JOKER or card % 13 + 1 != meld.key or card not in meld.cards:
+            return []
+        rest = list(meld.cards)
+        rest.remove(card)
+        if not any(c != JOKER and c % 13 + 1 == meld.key for c in rest):
+            return []
+        return [meld.cards.index(card)]
+    places = []
+    for place in (0, n - 1):
+        c = meld.cards[place]
+        if c == card and c == meld.stands_for(place) and not (
+                c == JOKER or (deuces and c % 13 == 1 and c != meld.stands_for(place))):
+            rest = meld.cards[1:] if place == 0 else meld.cards[:-1]
+            if any(x == meld.stands_for(i + (1 if place == 0 else 0)) for i, x in enumerate(rest)):
+                places.append(place)
+    return places
+
+
+def without(meld: Meld, place: int) -> Meld:
+    cards = meld.cards[:place] + meld.cards[place + 1:]
+    if meld.kind == SET:
+        return Meld(meld.owner, SET, cards, meld.key)
+    return Meld(meld.owner, RUN, cards, meld.key, meld.lo + (1 if place == 0 else 0))

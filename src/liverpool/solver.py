@@ -1,0 +1,430 @@
+"""The contract solver: can a hand meet a contract, and its best go-down.
+
+Domain words: *go-down* (the melds a player lays down to meet the contract), *left* (the cards
+that stay in hand), *span* (the ranks a run covers between its first and last natural card),
+*gap* (a place inside a span with no natural card: a wild fills it), *extension* (wilds added
+beyond a span's ends), *spare capacity* (how many more wilds the chosen melds could still take).
+
+Best go-down: fewest points left in hand, then most cards melded, then (the fixed tie-break) the
+smallest left-over hand compared as a sorted tuple of card codes (suit S H D C, then rank A..K,
+jokers last). All three depend only on the cards left, so the search is a memoised
+depth-first search over "what is still in hand, how many melds are still owed". Runs are chosen
+first by span (their naturals fixed, interior naturals optionally left out for a set), then sets
+by rank; wilds beyond the required ones are counted as spare capacity and placed at the end.
+
+``brute_force_go_down`` is the exhaustive oracle the tests check this against.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from .cards import ACE, JOKER, Card, make_card
+from .melds import RUN, SET, meld_readings
+from .rules import Contract, RuleSet
+
+INF = 10**9
+
+
+@dataclass(frozen=True, slots=True)
+class GoDown:
+    """Melds in the notation's order (runs low to high, wilds in their places) and what is left."""
+
+    melds: tuple[tuple[str, tuple[Card, ...]], ...]
+    left: tuple[Card, ...]
+    points_left: int
+
+    @property
+    def key(self) -> tuple[int, int, tuple[Card, ...]]:
+        return (self.points_left, len(self.left), self.left)
+
+
+def _is_wild(card: Card, deuces: bool) -> bool:
+    return card == JOKER or (deuces and card % 13 == 1)
+
+
+@dataclass(slots=True)
+class _Spec:
+    """A chosen meld before spare wilds are placed."""
+
+    kind: str
+    cards: list[Card]  # a run's cards low to high incl. gap wilds; a set's cards
+    lo: int  # runs: rank of the first place
+    capacity: int  # how many more wilds it may take
+
+
+class _Search:
+    def __init__(self, rules: RuleSet, contract: Contract, all_out: bool,
+                 keep_at_most: tuple[Card, int] | None) -> None:
+        self.rules = rules
+        self.deuces = rules.deuces_wild
+        self.contract = contract
+        self.all_out = all_out
+        self.keep_at_most = keep_at_most
+        self.points = rules.card_points
+        self.memo: dict[tuple[object, ...], tuple[tuple[int, int, tuple[Card, ...]] | None,
+                                                  tuple[_Spec, ...], int]] = {}
+        self.absolute = rules.naturals is not None
+
+    def pts(self, card: Card) -> int:
+        return self.points[0 if card == JOKER else card % 13 + 1]
+
+    # -- leaf: the melds are chosen; place spare wilds, score the cards left --------------------
+    def leaf(self, nats: tuple[Card, ...], wilds: tuple[Card, ...], spare: int
+             ) -> tuple[tuple[int, int, tuple[Card, ...]] | None, int]:
+        placed = min(len(wilds), spare)
+        left = tuple(sorted(nats + wilds[placed:]))
+        if self.all_out and left:
+            return None, 0
+        if self.keep_at_most is not None:
+            card, most = self.keep_at_most
+            if left.count(card) > most:
+                return None, 0
+        return (sum(self.pts(c) for c in left), len(left), left), placed
+
+    def solve(self, nats: tuple[Card, ...], wilds: tuple[Card, ...], runs: int, sets: int,
+              spare: int) -> tuple[tuple[int, int, tuple[Card, ...]] | None, tuple[_Spec, ...], int]:
+        spare = min(spare, len(wilds))
+        mkey = (nats, wilds, runs, sets, spare)
+        hit = self.memo.get(mkey)
+        if hit is not None:
+            return hit
+        best: tuple[int, int, tuple[Card, ...]] | None = None
+        best_specs: tuple[_Spec, ...] = ()
+        best_extra = 0
+        if runs == 0 and sets == 0:
+            best, best_extra = self.leaf(nats, wilds, spare)
+        else:
+            children = self.run_choices(nats, wilds) if runs else self.set_choices(nats, wilds)
+            for spec, rest_nats, rest_wilds in children:
+                key, specs, extra = self.solve(rest_nats, rest_wilds, runs - (1 if runs else 0),
+                                               sets - (0 if runs else 1), spare + spec.capacity)
+                if key is not None and (best is None or key < best):
+                    best, best_specs, best_extra = key, (spec, *specs), extra
+        out = (best, best_specs, best_extra)
+        self.memo[mkey] = out
+        return out
+
+    # -- runs -------------------------------------------------------------------------------
+    def run_choices(self, nats: tuple[Card, ...], wilds: tuple[Card, ...]
+                    ) -> Iterable[tuple[_Spec, tuple[Card, ...], tuple[Card, ...]]]:
+        rules = self.rules
+        exact = self.contract.run_size
+        min_len = exact or rules.min_run
+        n_wilds = len(wilds)
+        for suit in range(4):
+            have: dict[int, Card] = {}
+            for c in nats:
+                if c // 13 == suit:
+                    r = c % 13 + 1
+                    have[r] = c
+                    if r == ACE:
+                        have[14] = c
+            deuce_card = make_card(2, suit)
+            deuce_natural = self.deuces and deuce_card in wilds
+            if deuce_natural:
+                have[2] = deuce_card
+            if not have:
+                continue
+            ranks = sorted(have)
+            for i, a in enumerate(ranks):
+                for b in ranks[i:]:
+                    length = b - a + 1
+                    if length > (exact or 13) or (a == 1 and b == 14):
+                        continue
+                    inside = [r for r in ranks[i:] if r <= b]
+                    if a == 1 and 14 in inside:
+                        inside.remove(14)
+                    gaps = length - len(inside)
+                    if gaps > n_wilds:
+                        continue
+                    interior = [r for r in inside[1:-1] if r != 2 or not deuce_natural]
+                    yield from self._runs_for_span(suit, a, b, inside, interior, gaps, have,
+                                                   nats, wilds, min_len, exact)
+
+    def _runs_for_span(self, suit: int, a: int, b: int, inside: list[int], interior: list[int],
+                       gaps: int, have: dict[int, Card], nats: tuple[Card, ...],
+                       wilds: tuple[Card, ...], min_len: int, exact: int | None
+                       ) -> Iterable[tuple[_Spec, tuple[Card, ...], tuple[Card, ...]]]:
+        rules = self.rules
+        length = b - a + 1
+        max_out = len(wilds) - gaps
+        outs: list[tuple[int, ...]] = [()]
+        if self.contract.sets and max_out > 0 and interior:
+            for k in range(1, min(max_out, len(interior)) + 1):
+                outs.extend(combinations(interior, k))
+        for left_out in outs:
+            used = [r for r in inside if r not in left_out]
+            n_nat = len(used)
+            in_wild = length - n_nat
+            ext = max(0, min_len - length)
+            if exact is not None:
+                ext = exact - length
+            wild_naturals = sum(1 for r in used if _is_wild(have[r], self.deuces))
+            if ext + length > 13 or in_wild + ext > len(wilds) - wild_naturals:
+                continue
+            size = length + ext
+            if self.absolute:
+                if n_nat < rules.run_naturals(size):
+                    continue
+                capacity = 0 if exact else 13 - size
+            else:
+                capacity = n_nat - 1 - (in_wild + ext)
+                if capacity < 0:
+                    continue
+                if exact:
+                    capacity = 0
+                capacity = min(capacity, 13 - size)
+            # build the run: naturals in place, wilds in gaps, extension high then low
+            rest_nats = list(nats)
+            rest_wilds = list(wilds)
+            for r in used:
+                c = have[r]
+                if _is_wild(c, self.deuces):
+                    rest_wilds.remove(c)
+                else:
+                    rest_nats.remove(c)
+            cards = [have[r] if r in used else rest_wilds.pop(0) for r in range(a, b + 1)]
+            lo = a
+            for _ in range(ext):
+                w = rest_wilds.pop(0)
+                if lo + len(cards) - 1 < 14 and not (lo == 1 and lo + len(cards) == 14):
+                    cards.append(w)
+                else:
+                    cards.insert(0, w)
+                    lo -= 1
+            if lo < 1:
+                continue
+            yield _Spec(RUN, cards, lo, capacity), tuple(rest_nats), tuple(rest_wilds)
+
+    # -- sets -------------------------------------------------------------------------------
+    def set_choices(self, nats: tuple[Card, ...], wilds: tuple[Card, ...]
+                    ) -> Iterable[tuple[_Spec, tuple[Card, ...], tuple[Card, ...]]]:
+        rules = self.rules
+        exact = self.contract.set_size
+        min_size = exact or rules.min_set
+        by_rank: dict[int, list[Card]] = {}
+        for c in nats:
+            by_rank.setdefault(c % 13 + 1, []).append(c)
+        if self.deuces:
+            deuces = [w for w in wilds if w != JOKER]
+            if deuces:
+                by_rank[2] = deuces  # a set of 2s: the 2s stand for themselves
+        for rank, group in by_rank.items():
+            c = len(group)
+            counts = [c] if exact is None else [min(c, exact)]
+            if exact is None and c >= 2 * (self.rules.set_naturals(min_size)):
+                counts += list(range(self.rules.set_naturals(min_size), c))  # split for 2 sets
+            for u in counts:
+                use = sorted(group, reverse=True)[:u]
+                pool = [w for w in wilds if not (rank == 2 and self.deuces and w != JOKER)] \
+                    if rank == 2 and self.deuces else list(wilds)
+                need = max(0, min_size - u)
+                if need > len(pool):
+                    continue
+                size = max(u, min_size)
+                if self.absolute:
+                    if u < rules.set_naturals(size):
+                        continue
+                    capacity = 0 if exact else INF
+                else:
+                    capacity = u - 1 - need
+                    if capacity < 0:
+                        continue
+                    if exact:
+                        capacity = 0
+                rest_nats = list(nats)
+                rest_wilds = list(wilds)
+                for card in use:
+                    if _is_wild(card, self.deuces):
+                        rest_wilds.remove(card)
+                    else:
+                        rest_nats.remove(card)
+                cards = list(use)
+                for _ in range(need):
+                    w = pool.pop(0)
+                    rest_wilds.remove(w)
+                    cards.append(w)
+                if rank == 2 and self.deuces:
+                    capacity = 0  # surplus wilds go elsewhere: keeps a set of 2s simple
+                yield _Spec(SET, cards, 0, capacity), tuple(rest_nats), tuple(rest_wilds)
+
+    # -- building the answer ----------------------------------------------------------------
+    def build(self, specs: tuple[_Spec, ...], wilds_left: list[Card], extra: int
+              ) -> tuple[tuple[str, tuple[Card, ...]], ...]:
+        out = []
+        for spec in specs:
+            cards = list(spec.cards)
+            lo = spec.lo
+            take = min(extra, spec.capacity)
+            for _ in range(take):
+                w = wilds_left.pop(0)
+                if spec.kind == SET:
+                    cards.append(w)
+                elif lo + len(cards) - 1 < 14 and not (lo == 1 and lo + len(cards) == 14):
+                    cards.append(w)
+                else:
+                    cards.insert(0, w)
+                    lo -= 1
+            extra -= take
+            if spec.kind == SET:
+                cards.sort(key=lambda c: (_is_wild(c, self.deuces) and not _set_of_deuces(cards),
+                                          c))
+            out.append((spec.kind, tuple(cards)))
+        return tuple(out)
+
+
+def _set_of_deuces(cards: list[Card]) -> bool:
+    return all(c == JOKER or c % 13 == 1 for c in cards) and any(c != JOKER for c in cards)
+
+
+def _split(hand: Iterable[Card], rules: RuleSet) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+    deuces = rules.deuces_wild
+    nats = tuple(sorted(c for c in hand if not _is_wild(c, deuces)))
+    pts = rules.card_points
+    wilds = tuple(sorted((c for c in hand if _is_wild(c, deuces)),
+                         key=lambda c: (-pts[0 if c == JOKER else c % 13 + 1], -c)))
+    return nats, wilds
+
+
+def best_go_down(hand: Sequence[Card], contract: Contract, rules: RuleSet, *,
+                 all_out: bool = False, keep_at_most: tuple[Card, int] | None = None
+                 ) -> GoDown | None:
+    """The best way ``hand`` meets ``contract`` exactly, or None if it cannot.
+
+    ``all_out``: every card must be melded. ``keep_at_most=(card, k)``: at most k copies of
+    ``card`` may stay in hand (a wild swapped in at go-down must be used).
+    """
+    if len(hand) < contract.sets * (contract.set_size or rules.min_set) + \
+            contract.runs * (contract.run_size or rules.min_run):
+        return None
+    nats, wilds = _split(hand, rules)
+    search = _Search(rules, contract, all_out, keep_at_most)
+    key, specs, extra = search.solve(nats, wilds, contract.runs, contract.sets, 0)
+    if key is None:
+        return None
+    used = Counter(hand)
+    for spec in specs:
+        used.subtract(spec.cards)
+    wilds_left = []
+    for w in wilds:  # the wilds not in a chosen meld, in placing order
+        if used[w] > 0:
+            used[w] -= 1
+            wilds_left.append(w)
+    melds = search.build(specs, wilds_left, extra)
+    return GoDown(melds, key[2], key[0])
+
+
+def can_go_down(hand: Sequence[Card], contract: Contract, rules: RuleSet, *,
+                all_out: bool = False) -> bool:
+    return best_go_down(hand, contract, rules, all_out=all_out) is not None
+
+
+# ---- the oracle --------------------------------------------------------------------------------
+
+def _arrangements(cards: tuple[Card, ...], rules: RuleSet) -> list[tuple[str, tuple[Card, ...]]]:
+    """Every valid first-down meld these cards (a multiset) can be arranged into, up to the
+    placement of surplus wilds: a set, and a run for each low rank that fits."""
+    out: list[tuple[str, tuple[Card, ...]]] = []
+    deuces = rules.deuces_wild
+    n = len(cards)
+    if n >= rules.min_set:
+        srt = tuple(sorted(cards))
+        if meld_readings(srt, 0, rules):
+            for m in meld_readings(srt, 0, rules):
+                if m.kind == SET:
+                    out.append((SET, srt))
+    if rules.min_run <= n <= 13:
+        for suit in range(4):
+            for lo in range(1, 16 - n):
+                pool = list(cards)
+                placed: list[Card | None] = []
+                ok = True
+                for r in range(lo, lo + n):
+                    target = make_card(r, suit)
+                    if target in pool:
+                        pool.remove(target)
+                        placed.append(target)
+                    else:
+                        placed.append(None)
+                if any(not _is_wild(c, deuces) for c in pool):
+                    ok = False
+                if not ok:
+                    continue
+                filled = tuple(c if c is not None else pool.pop() for c in placed)
+                if any(m.kind == RUN for m in meld_readings(filled, 0, rules)):
+                    out.append((RUN, filled))
+    return out
+
+
+def brute_force_go_down(hand: Sequence[Card], contract: Contract, rules: RuleSet, *,
+                        all_out: bool = False) -> GoDown | None:
+    """Exhaustive search over every sub-multiset for every meld (slow; for tests)."""
+    pts = rules.card_points
+
+    def sub_multisets(pool: Counter[Card]) -> Iterable[tuple[Card, ...]]:
+        items = sorted(pool.items())
+
+        def rec(i: int) -> Iterable[tuple[Card, ...]]:
+            if i == len(items):
+                yield ()
+                return
+            card, count = items[i]
+            for rest in rec(i + 1):
+                for k in range(count + 1):
+                    yield (card,) * k + rest
+        return rec(0)
+
+    deuces = rules.deuces_wild
+    best: GoDown | None = None
+    kinds = [RUN] * contract.runs + [SET] * contract.sets
+
+    def rec(i: int, pool: Counter[Card], chosen: list[tuple[str, tuple[Card, ...]]]) -> None:
+        nonlocal best
+        if i == len(kinds):
+            left = tuple(sorted(pool.elements()))
+            if all_out and left:
+                return
+            cand = GoDown(tuple(chosen), left, sum(pts[0 if c == JOKER else c % 13 + 1]
+                                                   for c in left))
+            if best is None or cand.key < best.key:
+                best = cand
+            return
+        kind = kinds[i]
+        exact = contract.run_size if kind == RUN else contract.set_size
+        wild_pool: Counter[Card] = Counter({c: k for c, k in pool.items() if _is_wild(c, deuces)})
+        groups: dict[int, Counter[Card]] = {}
+        for c, k in pool.items():
+            g = (c // 13 if kind == RUN else c % 13 + 1) if c != JOKER else -1
+            if kind == RUN and deuces and c % 13 == 1:
+                g = c // 13  # a 2 may stand for itself in its suit's run
+            if kind == SET and deuces and c % 13 == 1:
+                g = 2
+            if g >= 0:
+                groups.setdefault(g, Counter())[c] += k
+        seen: set[tuple[Card, ...]] = set()
+        for group in groups.values():
+            for natural_part in sub_multisets(group):
+                if not natural_part:
+                    continue
+                rest_wild = wild_pool.copy()
+                rest_wild.subtract(c for c in natural_part if _is_wild(c, deuces))
+                rest_wild = +rest_wild
+                for wild_part in sub_multisets(rest_wild):
+                    cards = tuple(sorted(natural_part + wild_part))
+                    if cards in seen or (exact is not None and len(cards) != exact):
+                        continue
+                    seen.add(cards)
+                    for meld_kind, arranged in _arrangements(cards, rules):
+                        if meld_kind != kind:
+                            continue
+                        rest = pool.copy()
+                        rest.subtract(cards)
+                        rec(i + 1, +rest, [*chosen, (kind, arranged)])
+                        break
+
+    rec(0, Counter(hand), [])
+    return best
