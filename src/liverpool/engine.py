@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from itertools import combinations
+from itertools import combinations, permutations
 from typing import Any
 
 from .actions import Action
@@ -371,7 +371,14 @@ class Game:
             w = self.gd_swaps[0]
             keep = (w, self.hands[seat].count(w) - self.gd_swaps.count(w))
         return best_go_down(self.hands[seat], self.contract_for(seat), self.rules,
-                            all_out=self._all_out(seat), keep_at_most=keep)
+                            all_out=self._all_out(seat), keep_at_most=keep,
+                            **self._finish_terms())
+
+    def _finish_terms(self) -> dict[str, Any]:
+        """How a go-down must leave the hand so that the turn can still end."""
+        r = self.rules
+        return {"empty_ok": r.going_out != "discard",
+                "banned": self.taken if r.no_discard_of_taken_card else None}
 
     def _all_out(self, seat: int) -> bool:
         return self.rules.final_all_out and self.contract_no(seat) == 7
@@ -768,10 +775,12 @@ class Game:
         rest.remove(card)
         rest.append(wild)
         must = list(self.must_play)
+        if card in must:
+            must.remove(card)  # a wild taken earlier may itself stand for itself now
         if at_go_down:
             keep = (wild, self.hands[p].count(wild) - self.gd_swaps.count(wild))
             if best_go_down(rest, self.contract_for(p), r, all_out=self._all_out(p),
-                            keep_at_most=keep) is None:
+                            keep_at_most=keep, **self._finish_terms()) is None:
                 raise IllegalActionError(f"with that swap you could not go down using the "
                                          f"{card_str(wild)}")
         else:
@@ -830,16 +839,23 @@ class Game:
         for c in from_hand:
             if c in must:
                 must.remove(c)
-        if not self._can_finish(p, rest, must, self.need_layoff):
-            raise IllegalActionError("you would have no card left that you may discard")
+        table = list(self.melds)
+        table[a.meld] = without(meld, places[0])  # type: ignore[index]
+        table.append(readings[0])
+        saved, self.melds = self.melds, table  # judge the turn's end on the table after it
+        try:
+            can_finish = self._can_finish(p, rest, must, self.need_layoff)
+        finally:
+            self.melds = saved
+        if not can_finish:
+            raise IllegalActionError("you would be left unable to finish the turn")
 
         def do() -> None:
             self.hands[p] = rest
             for c in from_hand:
                 if self.known[p][c]:
                     self.known[p][c] -= 1
-            self.melds[a.meld] = without(meld, places[0])  # type: ignore[index]
-            self.melds.append(readings[0])
+            self.melds = table
             self.must_play = must
             if not rest:
                 self._hand_emptied(p)
@@ -1280,13 +1296,34 @@ def _expand_runs(options: list[list[Card]], i: int, acc: list[Card], pool: Count
 def _orderings(card: Card, combo: tuple[Card, ...], rules: RuleSet) -> list[tuple[Card, ...]]:
     """Valid new melds (notation order) made of ``card`` and the cards of ``combo``."""
     cards = (card, *combo)
-    found = []
-    s = tuple(sorted_cards(cards, rules.deuces_wild))
-    if any(m.kind == SET for m in meld_readings(s, 0, rules)):
-        found.append(s)
-    for m in _meld_candidates(cards, rules):
-        if len(m) == len(cards) and Counter(m) == Counter(cards) and m not in found:
-            found.append(m)
+    deuces = rules.deuces_wild
+    found: list[tuple[Card, ...]] = []
+    as_set = tuple(sorted_cards(cards, deuces))
+    if any(m.kind == SET for m in meld_readings(as_set, 0, rules)):
+        found.append(as_set)
+    n = len(cards)
+    if n < rules.min_run:
+        return found
+    naturals = [c for c in cards if not (c == JOKER or (deuces and c % 13 == 1))]
+    wilds = [c for c in cards if c == JOKER or (deuces and c % 13 == 1)]
+    if not naturals or len({c // 13 for c in naturals}) > 1:
+        return found
+    for lo in range(1, 16 - n):
+        places: dict[int, Card] = {}
+        for c in naturals:
+            r = c % 13 + 1
+            spot = r - lo if lo <= r <= lo + n - 1 else (14 - lo if r == 1 else -1)
+            if not 0 <= spot < n or spot in places:
+                break
+            places[spot] = c
+        else:
+            free = [i for i in range(n) if i not in places]
+            for order in set(permutations(wilds)):
+                run = dict(places)
+                run.update(zip(free, order, strict=True))
+                m = tuple(run[i] for i in range(n))
+                if m not in found and any(x.kind == RUN for x in meld_readings(m, 0, rules)):
+                    found.append(m)
     return found
 
 

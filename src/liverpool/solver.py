@@ -58,7 +58,10 @@ class _Spec:
 
 class _Search:
     def __init__(self, rules: RuleSet, contract: Contract, all_out: bool,
-                 keep_at_most: tuple[Card, int] | None) -> None:
+                 keep_at_most: tuple[Card, int] | None, empty_ok: bool = True,
+                 banned: Card | None = None) -> None:
+        self.empty_ok = empty_ok
+        self.banned = banned
         self.rules = rules
         self.deuces = rules.deuces_wild
         self.contract = contract
@@ -77,8 +80,11 @@ class _Search:
              ) -> tuple[tuple[int, int, tuple[Card, ...]] | None, int]:
         placed = min(len(wilds), spare)
         left = tuple(sorted(nats + wilds[placed:]))
-        if self.all_out and left:
-            return None, 0
+        if self.all_out:
+            if left:
+                return None, 0
+        elif not (not left and self.empty_ok) and not any(c != self.banned for c in left):
+            return None, 0  # the player could not end the turn with a legal discard
         if self.keep_at_most is not None:
             card, most = self.keep_at_most
             if left.count(card) > most:
@@ -291,18 +297,20 @@ def _split(hand: Iterable[Card], rules: RuleSet) -> tuple[tuple[Card, ...], tupl
 
 
 def best_go_down(hand: Sequence[Card], contract: Contract, rules: RuleSet, *,
-                 all_out: bool = False, keep_at_most: tuple[Card, int] | None = None
-                 ) -> GoDown | None:
+                 all_out: bool = False, keep_at_most: tuple[Card, int] | None = None,
+                 empty_ok: bool = True, banned: Card | None = None) -> GoDown | None:
     """The best way ``hand`` meets ``contract`` exactly, or None if it cannot.
 
     ``all_out``: every card must be melded. ``keep_at_most=(card, k)``: at most k copies of
-    ``card`` may stay in hand (a wild swapped in at go-down must be used).
+    ``card`` may stay in hand (a wild swapped in at go-down must be used). Unless ``all_out``,
+    the cards left must be empty (where ``empty_ok``) or hold a card other than ``banned``:
+    the player must still be able to end the turn.
     """
     if len(hand) < contract.sets * (contract.set_size or rules.min_set) + \
             contract.runs * (contract.run_size or rules.min_run):
         return None
     nats, wilds = _split(hand, rules)
-    search = _Search(rules, contract, all_out, keep_at_most)
+    search = _Search(rules, contract, all_out, keep_at_most, empty_ok, banned)
     key, specs, extra = search.solve(nats, wilds, contract.runs, contract.sets, 0)
     if key is None:
         return None
