@@ -1,0 +1,178 @@
+"""The ``liverpool`` command: ``demo`` (a simulated game with its log), ``replay``, ``bench``,
+``soak``. Interfaces talk to the engine only through actions, legal actions and views."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from .engine import Game
+from .record import RecordError, replay, summary
+from .rules import DEFAULT_PRESET, PRESET_NAMES, RuleSet, RulesError
+
+
+def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
+    """``KNOB=VALUE`` pairs; VALUE is JSON (``max_buys=3``, ``naturals=[2,3]``) or plain text."""
+    out: dict[str, Any] = {}
+    for item in items:
+        knob, sep, text = item.partition("=")
+        if not sep or not knob:
+            raise RulesError(f"override {item!r}: write KNOB=VALUE, like max_buys=3")
+        try:
+            out[knob.strip()] = json.loads(text)
+        except json.JSONDecodeError:
+            out[knob.strip()] = text
+    return out
+
+
+def _rules_from(args: argparse.Namespace) -> RuleSet:
+    return RuleSet.preset(args.rules, parse_overrides(args.override or []))
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    try:
+        text = Path(args.file).read_text(encoding="utf-8")
+    except OSError as e:
+        print(f"liverpool replay: cannot read {args.file}: {e.strerror}", file=sys.stderr)
+        return 2
+    try:
+        rec = json.loads(text)
+    except json.JSONDecodeError as e:
+        print(f"liverpool replay: {args.file} is not JSON: {e}", file=sys.stderr)
+        return 2
+    try:
+        result = replay(rec)
+    except RecordError as e:
+        print(f"liverpool replay: {e}", file=sys.stderr)
+        return 2
+    out = summary(result)
+    if args.json:
+        print(json.dumps(out))
+    else:
+        _print_summary(out, result.game)
+    return 0 if out["ok"] else 1
+
+
+def _print_summary(out: dict[str, Any], game: Game) -> None:
+    console = Console()
+    if out["error"]:
+        console.print(f"[red]action {out['error']['index']} is illegal:[/] {out['error']['reason']}")
+    else:
+        console.print(f"[green]replayed {out['actions_applied']} actions[/]")
+    state = "game over" if game.over else f"hand {out['hand_number']} ({out['contract']})"
+    console.print(f"{state}; stock {out['stock_size']}; discard top "
+                  f"{out['discard'][-1] if out['discard'] else '-'}")
+    table = Table(title="Scores")
+    table.add_column("hand")
+    for name in game.players:
+        table.add_column(name, justify="right")
+    for i, row in enumerate(out["scores"], 1):
+        table.add_row(str(i), *map(str, row))
+    table.add_row("total", *map(str, out["totals"]), style="bold")
+    console.print(table)
+    if game.over:
+        console.print("winner(s): " + ", ".join(game.players[s] for s in game.winners))
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """A simulated game among random-legal players, with a readable log."""
+    from .randomplay import random_action
+
+    rules = _rules_from(args)
+    game = Game(rules, args.players, seed=args.seed)
+    rng = random.Random(args.seed)
+    console = Console()
+    console.print(f"[bold]Liverpool Rummy[/] — {rules.name} rules, {args.players} players, "
+                  f"seed {args.seed}")
+    hand_seen = -1
+    while not game.over:
+        if game.hand_index != hand_seen:
+            hand_seen = game.hand_index
+            console.rule(f"hand {game.hand_number()}: {game.contract_for(0).describe()}, "
+                         f"dealer {game.players[game.dealer]}")
+        a = random_action(game, rng)
+        if a.type not in ("pass",):
+            who = game.players[a.player]
+            detail = " ".join(f"{k}={v}" for k, v in a.to_json().items()
+                              if k not in ("player", "type"))
+            if not args.quiet or a.type in ("go_down", "buy", "call"):
+                console.print(f"  {who}: {a.type} {detail}".rstrip())
+        before = len(game.scores)
+        game.apply(a)
+        if len(game.scores) > before:
+            row = game.scores[-1]
+            console.print("  [bold]hand over[/]: " + ", ".join(
+                f"{game.players[s]} {row[s]}" for s in range(game.n)))
+    console.print("[bold]final totals[/]: " + ", ".join(
+        f"{game.players[s]} {game.totals[s]}" for s in range(game.n)))
+    console.print("winner(s): " + ", ".join(game.players[s] for s in game.winners))
+    if args.record:
+        Path(args.record).write_text(json.dumps(game.record()), encoding="utf-8")
+        console.print(f"record written to {args.record}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="liverpool", description="Liverpool Rummy")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def rules_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--rules", default=DEFAULT_PRESET, choices=PRESET_NAMES)
+        p.add_argument("--override", action="append", metavar="KNOB=VALUE",
+                       help="change one rule knob (repeatable)")
+
+    p = sub.add_parser("demo", help="watch a simulated game with its log")
+    rules_args(p)
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--quiet", action="store_true", help="log only go-downs, buys and calls")
+    p.add_argument("--record", help="write the game record (JSON) to this file")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("replay", help="replay a game record")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("bench", help="engine and solver benchmark")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_lazy("bench"))
+
+    p = sub.add_parser("soak", help="many random games with invariant checks, on all cores")
+    p.add_argument("--games", type=int, default=10_000)
+    p.add_argument("--workers", type=int, default=0, help="processes (0: one per core)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--every-action", type=int, default=1_000,
+                   help="games checked after every action (the rest at each hand's end)")
+    p.set_defaults(func=_lazy("soak"))
+    return parser
+
+
+def _lazy(name: str) -> Any:
+    def run(args: argparse.Namespace) -> int:
+        import importlib
+        module = importlib.import_module(f"liverpool.{name}")
+        return int(module.main(args))
+    return run
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except RulesError as e:
+        print(f"liverpool: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
