@@ -570,12 +570,14 @@ class Game:
             return "you may not play on the table in the turn you go down"
         return "no one lays off until at least two players are down"
 
-    def _can_finish(self, p: int, hand: list[Card], must_play: list[Card], need_layoff: bool
-                    ) -> bool:
-        """Could ``p`` still end the turn (or the bonus) legally holding ``hand``?"""
+    def _can_finish(self, p: int, hand: list[Card], must_play: list[Card], need_layoff: bool,
+                    room_used: int = 0) -> bool:
+        """Could ``p`` still end the turn (or the bonus) legally holding ``hand``?
+        ``room_used``: places at run ends the action itself takes up."""
         if must_play:
-            if not any(m.kind == SET or len(m.cards) < 13 for m in self.melds):
-                return False
+            if not any(m.kind == SET for m in self.melds) and sum(
+                    13 - len(m.cards) for m in self.melds) - room_used < len(must_play):
+                return False  # the wilds taken from the table would have nowhere to go
             hand = list(hand)
             for w in must_play:
                 hand.remove(w)
@@ -721,7 +723,8 @@ class Game:
         must = list(self.must_play)
         if card in must:
             must.remove(card)
-        if not floater and not self._can_finish(p, rest, must, False):
+        if not floater and not self._can_finish(p, rest, must, False,
+                                                room_used=1 if meld.kind == RUN else 0):
             raise IllegalActionError(
                 "you would have no card left that you may discard" if r.going_out == "discard"
                 or self.phase is Phase.BONUS else "you would be left unable to finish the turn")
@@ -958,6 +961,9 @@ class Game:
             target = here[0]
         elif a.meld is not None or a.end is not None:
             raise IllegalActionError("this call names no meld")
+        if mode == "bonus" and all(c == card for c in self.hands[q]):
+            raise IllegalActionError(f"you could not discard after taking {card_str(card)} (the "
+                                     f"discard must be another card)")
 
         def do() -> None:
             self.asked = []
@@ -1050,7 +1056,7 @@ class Game:
                 for i, end in opts:
                     both = sum(1 for o in opts if o[0] == i) > 1
                     yield Action("call", seat, meld=i, end=end if both else None)
-            else:
+            elif self.is_legal(Action("call", seat)):
                 yield Action("call", seat)
             yield Action("pass", seat)
         elif ph is Phase.GIVE:
