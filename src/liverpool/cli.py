@@ -16,7 +16,7 @@ from rich.table import Table
 
 from .engine import Game
 from .record import RecordError, replay, summary
-from .rules import DEFAULT_PRESET, PRESET_NAMES, RuleSet, RulesError
+from .rules import DEFAULT_PRESET, PRESET_NAMES, RulesError, RuleSet
 
 
 def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
@@ -64,7 +64,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def _print_summary(out: dict[str, Any], game: Game) -> None:
     console = Console()
     if out["error"]:
-        console.print(f"[red]action {out['error']['index']} is illegal:[/] {out['error']['reason']}")
+        err = out["error"]
+        console.print(f"[red]action {err['index']} is illegal:[/] {err['reason']}")
     else:
         console.print(f"[green]replayed {out['actions_applied']} actions[/]")
     state = "game over" if game.over else f"hand {out['hand_number']} ({out['contract']})"

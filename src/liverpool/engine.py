@@ -24,9 +24,20 @@ from itertools import combinations, permutations
 from typing import Any
 
 from .actions import Action
-from .cards import JOKER, Card, card_str, cards_str, new_deck, sorted_cards
-from .melds import RUN, SET, Meld, borrow_places, lay_off, layoff_ends, meld_readings, swap, \
-    swap_options, why_not_meld, without
+from .cards import JOKER, Card, card_str, cards_str, make_card, new_deck, sorted_cards
+from .melds import (
+    RUN,
+    SET,
+    Meld,
+    borrow_places,
+    lay_off,
+    layoff_ends,
+    meld_readings,
+    swap,
+    swap_options,
+    why_not_meld,
+    without,
+)
 from .rules import Contract, RuleSet
 from .solver import GoDown, best_go_down
 
@@ -120,7 +131,7 @@ def stacked_deck(rules: RuleSet, players: int, dealer: int, hands: Sequence[Sequ
     for i in range(size):
         for k in range(1, players + 1):
             deck.append(hands[(dealer + k) % players][i])
-    return deck + [upcard, *stock_top, *rest]
+    return [*deck, upcard, *stock_top, *rest]
 
 
 class Game:
@@ -695,9 +706,8 @@ class Game:
         card = self._require_card(p, a.card)
         meld = self._meld_at(a.meld)
         floater = self.floating[p]
-        if self.phase is Phase.BONUS:
-            if self.bonus_laid:
-                raise IllegalActionError("a bonus caller lays off one card at most")
+        if self.phase is Phase.BONUS and self.bonus_laid:
+            raise IllegalActionError("a bonus caller lays off one card at most")
         if floater:
             pass  # a floater must lay off the drawn card wherever it fits
         elif not self._layoff_gate(p):
@@ -1081,24 +1091,49 @@ class Game:
         floater = self.floating[p]
         may_lay = floater or (self._layoff_gate(p) and not (
             self.phase is Phase.BONUS and self.bonus_laid))
-        for c in distinct if may_lay else ():
+        held = set(hand)
+        r = self.rules
+        deuces = r.deuces_wild
+        wild_held = [c for c in held if c == JOKER or (deuces and c % 13 == 1)]
+        pairs: list[tuple[Card, int]] = []
+        for i, m in enumerate(self.melds) if may_lay else ():
+            # only the cards a meld can take are worth checking
+            if m.kind == SET:
+                wanted = [make_card(m.key, s) for s in range(4)]
+            elif len(m.cards) < 13:
+                wanted = [make_card(m.lo - 1, m.key) if m.lo > 1 else -1,
+                          make_card(m.hi + 1, m.key) if m.hi < 14 else -1]
+            else:
+                continue
+            for c in {*wanted, *wild_held}:
+                if c in held:
+                    pairs.append((c, i))
+        for c, i in sorted(pairs):
+            ends = layoff_ends(self.melds[i], c, r)
+            if len(ends) == 1:
+                candidates.append(Action("lay_off", p, card=c, meld=i))
+            elif ends:
+                candidates.extend(Action("lay_off", p, card=c, meld=i, end=e) for e in ends)
+        if self.phase is Phase.PLAY and r.joker_swap != "none" and not floater:
+            swaps: list[tuple[Card, int]] = []
             for i, m in enumerate(self.melds):
-                ends = layoff_ends(m, c, self.rules)
-                if not ends:
+                if m.kind == SET and r.joker_swap != "runs_and_sets":
                     continue
-                if len(ends) == 1:
-                    candidates.append(Action("lay_off", p, card=c, meld=i))
+                for place, w in enumerate(m.cards):
+                    if w == JOKER or (deuces and w % 13 == 1):
+                        if m.kind == SET:
+                            swaps.extend((make_card(m.key, s), i) for s in range(4))
+                        else:
+                            swaps.append((m.stands_for(place), i))
+            for c, i in sorted(set(swaps)):
+                if c not in held:
+                    continue
+                opts = swap_options(self.melds[i], c, r)
+                if len(opts) == 1:
+                    candidates.append(Action("swap_joker", p, card=c, meld=i))
                 else:
-                    candidates.extend(Action("lay_off", p, card=c, meld=i, end=e) for e in ends)
-        if self.phase is Phase.PLAY and self.rules.joker_swap != "none" and not floater:
-            for c in distinct:
-                for i, m in enumerate(self.melds):
-                    opts = swap_options(m, c, self.rules)
-                    if len(opts) == 1:
-                        candidates.append(Action("swap_joker", p, card=c, meld=i))
-                    else:
-                        candidates.extend(Action("swap_joker", p, card=c, meld=i, wild=w)
-                                          for _, w in opts)
+                    candidates.extend(Action("swap_joker", p, card=c, meld=i, wild=w)
+                                      for _, w in opts)
         if self.phase is Phase.PLAY and self.rules.borrow and may_lay and not floater:
             candidates.extend(self._borrow_candidates(p, full))
         candidates.extend(Action("discard", p, card=c) for c in distinct)

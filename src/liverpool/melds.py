@@ -227,7 +227,7 @@ def borrow_places(meld: Meld, card: Card, rules: RuleSet) -> list[int]:
         c = meld.cards[place]
         if c == card and c == meld.stands_for(place) and not (
                 c == JOKER or (deuces and c % 13 == 1 and c != meld.stands_for(place))):
-            rest = meld.cards[1:] if place == 0 else meld.cards[:-1]
+            rest = list(meld.cards[1:] if place == 0 else meld.cards[:-1])
             if any(x == meld.stands_for(i + (1 if place == 0 else 0)) for i, x in enumerate(rest)):
                 places.append(place)
     return places

@@ -13,7 +13,7 @@ from typing import Any
 from .actions import Action, ActionFormatError
 from .cards import CardError, card_str, parse_card, sorted_cards
 from .engine import Game, IllegalActionError
-from .rules import PRESETS, RuleSet, RulesError
+from .rules import PRESETS, RulesError, RuleSet
 
 
 class RecordError(ValueError):
@@ -104,8 +104,8 @@ def summary(result: Replay) -> dict[str, Any]:
         "discard": [card_str(c) for c in g.discard],
         "stock_size": len(g.stock),
         "to_act": None if not to_act else (list(to_act) if len(to_act) > 1 or
-                                           g.phase.value == "buy" and
-                                           g.rules.buy_priority == "first_call"
+                                           (g.phase.value == "buy" and
+                                           g.rules.buy_priority == "first_call")
                                            else to_act[0]),
         "phase": g.phase.value,
         "contract": g.contract_for(0).describe(),

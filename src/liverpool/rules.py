@@ -251,7 +251,7 @@ class RuleSet:
 
 KNOBS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RuleSet) if f.name != "name")
 
-_POINT_KEYS = ("JK",) + RANK_NAMES[1:]
+_POINT_KEYS = ("JK", *RANK_NAMES[1:])
 
 
 def knob_to_json(knob: str, value: Any) -> Any:

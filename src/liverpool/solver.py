@@ -27,6 +27,7 @@ from .melds import RUN, SET, meld_readings
 from .rules import Contract, RuleSet
 
 INF = 10**9
+_Key = tuple[int, int, tuple[Card, ...]]  # points left, cards left, the cards left
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +93,7 @@ class _Search:
         return (sum(self.pts(c) for c in left), len(left), left), placed
 
     def solve(self, nats: tuple[Card, ...], wilds: tuple[Card, ...], runs: int, sets: int,
-              spare: int) -> tuple[tuple[int, int, tuple[Card, ...]] | None, tuple[_Spec, ...], int]:
+              spare: int) -> tuple[_Key | None, tuple[_Spec, ...], int]:
         spare = min(spare, len(wilds))
         mkey = (nats, wilds, runs, sets, spare)
         hit = self.memo.get(mkey)
@@ -121,14 +122,15 @@ class _Search:
         exact = self.contract.run_size
         min_len = exact or rules.min_run
         n_wilds = len(wilds)
+        by_suit: list[dict[int, Card]] = [{}, {}, {}, {}]
+        for c in nats:
+            have = by_suit[c // 13]
+            r = c % 13 + 1
+            have[r] = c
+            if r == ACE:
+                have[14] = c
         for suit in range(4):
-            have: dict[int, Card] = {}
-            for c in nats:
-                if c // 13 == suit:
-                    r = c % 13 + 1
-                    have[r] = c
-                    if r == ACE:
-                        have[14] = c
+            have = by_suit[suit]
             deuce_card = make_card(2, suit)
             deuce_natural = self.deuces and deuce_card in wilds
             if deuce_natural:
@@ -136,17 +138,25 @@ class _Search:
             if not have:
                 continue
             ranks = sorted(have)
-            for i, a in enumerate(ranks):
-                for b in ranks[i:]:
+            k = len(ranks)
+            max_len = exact or 13
+            for i in range(k):
+                a = ranks[i]
+                for j in range(i, k):
+                    b = ranks[j]
                     length = b - a + 1
-                    if length > (exact or 13) or (a == 1 and b == 14):
-                        continue
-                    inside = [r for r in ranks[i:] if r <= b]
-                    if a == 1 and 14 in inside:
-                        inside.remove(14)
-                    gaps = length - len(inside)
+                    if length > max_len or (a == 1 and b == 14):
+                        break
+                    n_nat = j - i + 1
+                    gaps = length - n_nat
                     if gaps > n_wilds:
-                        continue
+                        break  # longer spans only have more gaps
+                    size = max(length, min_len)
+                    if size - n_nat > n_wilds or (
+                            n_nat < rules.run_naturals(size) if self.absolute
+                            else size - n_nat >= n_nat):
+                        continue  # even with every natural in it, this span cannot be a run
+                    inside = ranks[i:j + 1]
                     interior = [r for r in inside[1:-1] if r != 2 or not deuce_natural]
                     yield from self._runs_for_span(suit, a, b, inside, interior, gaps, have,
                                                    nats, wilds, min_len, exact)
@@ -196,12 +206,7 @@ class _Search:
             cards = [have[r] if r in used else rest_wilds.pop(0) for r in range(a, b + 1)]
             lo = a
             for _ in range(ext):
-                w = rest_wilds.pop(0)
-                if lo + len(cards) - 1 < 14 and not (lo == 1 and lo + len(cards) == 14):
-                    cards.append(w)
-                else:
-                    cards.insert(0, w)
-                    lo -= 1
+                lo = _extend_run(cards, lo, rest_wilds.pop(0))
             if lo < 1:
                 continue
             yield _Spec(RUN, cards, lo, capacity), tuple(rest_nats), tuple(rest_wilds)
@@ -270,17 +275,24 @@ class _Search:
                 w = wilds_left.pop(0)
                 if spec.kind == SET:
                     cards.append(w)
-                elif lo + len(cards) - 1 < 14 and not (lo == 1 and lo + len(cards) == 14):
-                    cards.append(w)
                 else:
-                    cards.insert(0, w)
-                    lo -= 1
+                    lo = _extend_run(cards, lo, w)
             extra -= take
             if spec.kind == SET:
                 cards.sort(key=lambda c: (_is_wild(c, self.deuces) and not _set_of_deuces(cards),
                                           c))
             out.append((spec.kind, tuple(cards)))
         return tuple(out)
+
+
+def _extend_run(cards: list[Card], lo: int, wild: Card) -> int:
+    """Add a surplus wild to a run, at the high end while it is below a high ace, else at the
+    low end; return the run's new low rank."""
+    if lo + len(cards) <= 14 and not (lo == 1 and lo + len(cards) == 14):
+        cards.append(wild)
+        return lo
+    cards.insert(0, wild)
+    return lo - 1
 
 
 def _set_of_deuces(cards: list[Card]) -> bool:
@@ -310,6 +322,8 @@ def best_go_down(hand: Sequence[Card], contract: Contract, rules: RuleSet, *,
             contract.runs * (contract.run_size or rules.min_run):
         return None
     nats, wilds = _split(hand, rules)
+    if not _may_be_feasible(hand, contract, rules):
+        return None
     search = _Search(rules, contract, all_out, keep_at_most, empty_ok, banned)
     key, specs, extra = search.solve(nats, wilds, contract.runs, contract.sets, 0)
     if key is None:
@@ -324,6 +338,27 @@ def best_go_down(hand: Sequence[Card], contract: Contract, rules: RuleSet, *,
             wilds_left.append(w)
     melds = search.build(specs, wilds_left, extra)
     return GoDown(melds, key[2], key[0])
+
+
+def _may_be_feasible(hand: Sequence[Card], contract: Contract, rules: RuleSet) -> bool:
+    """Cheap necessary conditions: enough natural cards per suit for the runs, per rank for the
+    sets, and in all (a 2 counted as a possible natural where 2s are wild)."""
+    run_nat = rules.run_naturals(contract.run_size or rules.min_run)
+    set_nat = rules.set_naturals(contract.set_size or rules.min_set)
+    per_suit = [0, 0, 0, 0]
+    per_rank = [0] * 14
+    naturals = 0
+    for c in hand:
+        if c == JOKER:
+            continue
+        naturals += 1
+        per_suit[c // 13] += 1
+        per_rank[c % 13 + 1] += 1
+    if naturals < contract.runs * run_nat + contract.sets * set_nat:
+        return False
+    if contract.runs and sum(k // run_nat for k in per_suit) < contract.runs:
+        return False
+    return not (contract.sets and sum(k // set_nat for k in per_rank) < contract.sets)
 
 
 def can_go_down(hand: Sequence[Card], contract: Contract, rules: RuleSet, *,
