@@ -1138,8 +1138,11 @@ class Game:
             candidates.extend(self._borrow_candidates(p, full))
         candidates.extend(Action("discard", p, card=c) for c in distinct)
         for a in candidates:
-            if self.is_legal(a):
-                yield a
+            try:
+                _CHECKERS[(self.phase, a.type)](self, a)  # the seat is known to be acting
+            except IllegalActionError:
+                continue
+            yield a
 
     def _borrow_candidates(self, p: int, full: bool) -> Iterator[Action]:
         hand = self.hands[p]

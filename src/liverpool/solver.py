@@ -72,6 +72,7 @@ class _Search:
         self.memo: dict[tuple[object, ...], tuple[tuple[int, int, tuple[Card, ...]] | None,
                                                   tuple[_Spec, ...], int]] = {}
         self.absolute = rules.naturals is not None
+        self.run_need = [rules.run_naturals(size) for size in range(15)]
 
     def pts(self, card: Card) -> int:
         return self.points[0 if card == JOKER else card % 13 + 1]
@@ -137,12 +138,16 @@ class _Search:
                 have[2] = deuce_card
             if not have:
                 continue
+            k = len(have)
+            least = self.run_need[min_len]
+            if k < least:
+                continue  # too few naturals of this suit for any run
             ranks = sorted(have)
-            k = len(ranks)
             max_len = exact or 13
-            for i in range(k):
+            need = self.run_need
+            for i in range(k - least + 1):
                 a = ranks[i]
-                for j in range(i, k):
+                for j in range(i + least - 1, k):
                     b = ranks[j]
                     length = b - a + 1
                     if length > max_len or (a == 1 and b == 14):
@@ -151,10 +156,8 @@ class _Search:
                     gaps = length - n_nat
                     if gaps > n_wilds:
                         break  # longer spans only have more gaps
-                    size = max(length, min_len)
-                    if size - n_nat > n_wilds or (
-                            n_nat < rules.run_naturals(size) if self.absolute
-                            else size - n_nat >= n_nat):
+                    size = length if length > min_len else min_len
+                    if size - n_nat > n_wilds or n_nat < need[size]:
                         continue  # even with every natural in it, this span cannot be a run
                     inside = ranks[i:j + 1]
                     interior = [r for r in inside[1:-1] if r != 2 or not deuce_natural]
