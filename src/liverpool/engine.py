@@ -1136,13 +1136,21 @@ class Game:
                                       for _, w in opts)
         if self.phase is Phase.PLAY and self.rules.borrow and may_lay and not floater:
             candidates.extend(self._borrow_candidates(p, full))
-        candidates.extend(Action("discard", p, card=c) for c in distinct)
         for a in candidates:
             try:
                 _CHECKERS[(self.phase, a.type)](self, a)  # the seat is known to be acting
             except IllegalActionError:
                 continue
             yield a
+        # discards: the same conditions as _check_discard, judged once for the whole hand
+        if self.gd_swaps or self.must_play or self.need_layoff or (
+                floater and self._floater_must_lay_off(p)):
+            return
+        banned = self.taken if (self.phase is Phase.BONUS or r.no_discard_of_taken_card) \
+            else None
+        for c in distinct:
+            if c != banned:
+                yield Action("discard", p, card=c)
 
     def _borrow_candidates(self, p: int, full: bool) -> Iterator[Action]:
         hand = self.hands[p]

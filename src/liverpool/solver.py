@@ -173,8 +173,13 @@ class _Search:
         max_out = len(wilds) - gaps
         outs: list[tuple[int, ...]] = [()]
         if self.contract.sets and max_out > 0 and interior:
-            for k in range(1, min(max_out, len(interior)) + 1):
-                outs.extend(combinations(interior, k))
+            # leaving a natural out of the run (a wild takes its place) only helps if it can
+            # join a set of its rank
+            set_need = self.rules.set_naturals(self.contract.set_size or self.rules.min_set)
+            ranks_held = Counter(c % 13 for c in nats)
+            useful = [r for r in interior if ranks_held[(r - 1) % 13] >= set_need]
+            for k in range(1, min(max_out, len(useful)) + 1):
+                outs.extend(combinations(useful, k))
         for left_out in outs:
             used = [r for r in inside if r not in left_out]
             n_nat = len(used)
@@ -182,7 +187,7 @@ class _Search:
             ext = max(0, min_len - length)
             if exact is not None:
                 ext = exact - length
-            wild_naturals = sum(1 for r in used if _is_wild(have[r], self.deuces))
+            wild_naturals = sum(1 for r in used if _is_wild(have[r], True)) if self.deuces else 0
             if ext + length > 13 or in_wild + ext > len(wilds) - wild_naturals:
                 continue
             size = length + ext
