@@ -993,10 +993,9 @@ class Game:
                 self.discard.pop()
                 self.hands[d].append(card)
                 self.known[d][card] += 1
-                for _ in range(r.penalty_cards):
-                    c = self._draw_stock()
-                    if c is not None:
-                        self.hands[d].append(c)
+                c = self._draw_stock()  # "plus one penalty card", whatever buys cost
+                if c is not None:
+                    self.hands[d].append(c)
                 self.fresh = False
                 self._next_turn()
             elif mode == "give_cards":
