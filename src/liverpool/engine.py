@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from itertools import combinations, permutations
 from typing import Any
@@ -362,6 +362,42 @@ class Game:
         except IllegalActionError as e:
             return str(e)
         return None
+
+    def canonical(self, action: Action) -> Action:
+        """The form ``legal_actions``/``iter_legal`` list a legal action in: sets in output
+        order, ``end``/``wild``/``depth`` only where they choose between possibilities."""
+        self._check(action)
+        a = action
+        r = self.rules
+        if a.type == "go_down" and a.melds is not None:
+            melds = []
+            for m in a.melds:
+                readings = meld_readings(m, a.player, r)
+                sets = [x for x in readings if x.kind == SET]
+                melds.append(sets[0].cards if sets and len(readings) == 1 else m)
+            return replace(a, melds=tuple(melds))
+        if a.type == "borrow" and a.new_meld is not None:
+            readings = meld_readings(a.new_meld, a.player, r)
+            if len(readings) == 1 and readings[0].kind == SET:
+                return replace(a, new_meld=readings[0].cards)
+            return a
+        if a.type == "lay_off" and a.end is not None and a.card is not None and a.meld is not None:
+            if len(layoff_ends(self.melds[a.meld], a.card, r)) == 1:
+                return replace(a, end=None)
+            return a
+        if a.type == "swap_joker" and a.wild is not None and a.card is not None \
+                and a.meld is not None:
+            if len(swap_options(self.melds[a.meld], a.card, r)) == 1:
+                return replace(a, wild=None)
+            return a
+        if a.type == "buy" and a.depth == 1:
+            return replace(a, depth=None)
+        if a.type == "call" and a.end is not None and self.discarder is not None:
+            opts = [o for o in self._fitting_melds(self.discarder, self.discard[-1])
+                    if o[0] == a.meld]
+            if len(opts) == 1:
+                return replace(a, end=None)
+        return a
 
     def apply(self, action: Action) -> None:
         """Apply a legal action; raise ``IllegalActionError`` (state unchanged) otherwise."""
@@ -743,7 +779,7 @@ class Game:
             self.hands[p] = rest
             if self.known[p][card]:
                 self.known[p][card] -= 1
-            self.melds[a.meld] = lay_off(meld, card, end if meld.kind == RUN else None)  # type: ignore[index]
+            self.melds[a.meld] = lay_off(meld, card, end if meld.kind == RUN else None, r)  # type: ignore[index]
             self.must_play = must
             self.need_layoff = False
             if self.phase is Phase.BONUS:
@@ -807,7 +843,7 @@ class Game:
             if self.known[p][card]:
                 self.known[p][card] -= 1
             self.known[p][wild] += 1
-            self.melds[a.meld] = swap(meld, place, card)  # type: ignore[index]
+            self.melds[a.meld] = swap(meld, place, card, r)  # type: ignore[index]
             if at_go_down:
                 self.gd_swaps.append(wild)
             else:
@@ -1001,7 +1037,7 @@ class Game:
             elif mode == "give_cards":
                 self.discard.pop()
                 i, end = target
-                self.melds[i] = lay_off(self.melds[i], card, end)
+                self.melds[i] = lay_off(self.melds[i], card, end, r)
                 self.fresh = False
                 self.asked = [(d + k) % self.n for k in range(1, self.n)
                               if len(self.hands[(d + k) % self.n]) >= 2]
@@ -1190,13 +1226,14 @@ class Game:
                     pool.update(need)
 
         for melds in rec(0, [], pool):
-            key = tuple(melds)
-            if key in seen:
-                continue
-            seen.add(key)
-            a = Action("go_down", p, melds=key)
-            if self.is_legal(a):
-                yield a
+            # the order of the melds numbers them on the table: each order is its own action
+            for order in dict.fromkeys(permutations(melds)):
+                if order in seen:
+                    continue
+                seen.add(order)
+                a = Action("go_down", p, melds=order)
+                if self.is_legal(a):
+                    yield a
 
     # ================================================================ views, records =======
     def view_for(self, seat: int) -> SeatView:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import ACE, JOKER, Card, card_str, make_card, rank_of, suit_of
+from .cards import ACE, JOKER, Card, card_str, make_card, rank_of, sorted_cards, suit_of
 from .rules import RuleSet
 
 SET = "set"
@@ -111,7 +111,7 @@ def meld_readings(cards: tuple[Card, ...], owner: int, rules: RuleSet, first_dow
     n = len(cards)
     s = read_set(cards, rules) if n >= rules.min_set else None
     if s is not None and (not first_down or s[1] >= rules.set_naturals(n)):
-        out.append(Meld(owner, SET, cards, s[0]))
+        out.append(Meld(owner, SET, set_order(cards, s[0], rules), s[0]))
     r = read_run(cards, rules) if n >= rules.min_run else None
     if r is not None and (not first_down or r[2] >= rules.run_naturals(n)):
         out.append(Meld(owner, RUN, cards, r[0], r[1]))
@@ -155,10 +155,15 @@ def layoff_ends(meld: Meld, card: Card, rules: RuleSet) -> tuple[str | None, ...
     return tuple(ends)
 
 
-def lay_off(meld: Meld, card: Card, end: str | None) -> Meld:
+def set_order(cards: tuple[Card, ...], rank: int, rules: RuleSet) -> tuple[Card, ...]:
+    """A set as outputs list it: by suit then rank, wilds last (2s are natural in a set of 2s)."""
+    return tuple(sorted_cards(cards, rules.deuces_wild and rank != 2))
+
+
+def lay_off(meld: Meld, card: Card, end: str | None, rules: RuleSet) -> Meld:
     """The meld with ``card`` added (``end`` already checked by ``layoff_ends``)."""
     if meld.kind == SET:
-        return Meld(meld.owner, SET, (*meld.cards, card), meld.key)
+        return Meld(meld.owner, SET, set_order((*meld.cards, card), meld.key, rules), meld.key)
     if end == "low":
         return Meld(meld.owner, RUN, (card, *meld.cards), meld.key, meld.lo - 1)
     return Meld(meld.owner, RUN, (*meld.cards, card), meld.key, meld.lo)
@@ -199,10 +204,12 @@ def swap_options(meld: Meld, card: Card, rules: RuleSet) -> list[tuple[int, Card
     return []
 
 
-def swap(meld: Meld, place: int, card: Card) -> Meld:
+def swap(meld: Meld, place: int, card: Card, rules: RuleSet) -> Meld:
     cards = list(meld.cards)
     cards[place] = card
-    return Meld(meld.owner, meld.kind, tuple(cards), meld.key, meld.lo)
+    if meld.kind == SET:
+        return Meld(meld.owner, SET, set_order(tuple(cards), meld.key, rules), meld.key)
+    return Meld(meld.owner, RUN, tuple(cards), meld.key, meld.lo)
 
 
 # ---- borrowing (house) -----------------------------------------------------------------------
