@@ -4,7 +4,8 @@ from liverpool.engine import IllegalActionError, Phase
 
 
 def test_stacked_deal_draw_and_discard() -> None:
-    g = stacked_game("standard", ["AS 2S 3S 4S 5S 6S 7S 8S 9S 10S", "AH 2H 3H 4H 5H 6H 7H 8H 9H 10H",
+    g = stacked_game("standard", ["AS 2S 3S 4S 5S 6S 7S 8S 9S 10S",
+                                  "AH 2H 3H 4H 5H 6H 7H 8H 9H 10H",
                                   "AD 2D 3D 4D 5D 6D 7D 8D 9D 10D"], upcard="KC", stock="QC")
     assert g.turn == 1 and g.phase is Phase.DRAW
     act(g, player=1, type="draw")

@@ -144,7 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("bench", help="engine and solver benchmark")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--quick", action="store_true", help="a short run (for tests)")
     p.set_defaults(func=_lazy("bench"))
 
     p = sub.add_parser("soak", help="many random games with invariant checks, on all cores")

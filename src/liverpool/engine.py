@@ -690,7 +690,11 @@ class Game:
             if rest.count(w) > before:
                 raise IllegalActionError(f"the {card_str(w)} you swapped must be used in the "
                                          f"go-down")
-        if not all_out and not self._can_finish(p, rest, [], False):
+        must = list(self.must_play)
+        for c in used.elements():
+            if c in must:
+                must.remove(c)  # a wild owed to the table is played by melding it
+        if not all_out and not self._can_finish(p, rest, must, False):
             raise IllegalActionError("you must keep a card you may discard")
 
         def do() -> None:
@@ -699,6 +703,7 @@ class Game:
                 if self.known[p][c]:
                     self.known[p][c] -= 1
             self.melds.extend(chosen)
+            self.must_play = must
             self.down[p] = True
             self.went_down_now = True
             self.gd_swaps = []
@@ -1211,7 +1216,7 @@ class Game:
 
         def rec(start: int, acc: list[tuple[Card, ...]], pool: Counter[Card]
                 ) -> Iterator[list[tuple[Card, ...]]]:
-            if len(acc) == sizes:
+            if len(acc) == sizes or (len(acc) > sizes and r.extra_melds_at_go_down):
                 yield list(acc)
             if len(acc) >= sizes and not r.extra_melds_at_go_down:
                 return

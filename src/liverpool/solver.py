@@ -106,7 +106,8 @@ class _Search:
         if runs == 0 and sets == 0:
             best, best_extra = self.leaf(nats, wilds, spare)
         else:
-            children = self.run_choices(nats, wilds) if runs else self.set_choices(nats, wilds)
+            children = self.run_choices(nats, wilds, runs) if runs \
+                else self.set_choices(nats, wilds)
             for spec, rest_nats, rest_wilds in children:
                 key, specs, extra = self.solve(rest_nats, rest_wilds, runs - (1 if runs else 0),
                                                sets - (0 if runs else 1), spare + spec.capacity)
@@ -117,7 +118,7 @@ class _Search:
         return out
 
     # -- runs -------------------------------------------------------------------------------
-    def run_choices(self, nats: tuple[Card, ...], wilds: tuple[Card, ...]
+    def run_choices(self, nats: tuple[Card, ...], wilds: tuple[Card, ...], runs_left: int
                     ) -> Iterable[tuple[_Spec, tuple[Card, ...], tuple[Card, ...]]]:
         rules = self.rules
         exact = self.contract.run_size
@@ -162,22 +163,24 @@ class _Search:
                     inside = ranks[i:j + 1]
                     interior = [r for r in inside[1:-1] if r != 2 or not deuce_natural]
                     yield from self._runs_for_span(suit, a, b, inside, interior, gaps, have,
-                                                   nats, wilds, min_len, exact)
+                                                   nats, wilds, min_len, exact, runs_left > 1)
 
     def _runs_for_span(self, suit: int, a: int, b: int, inside: list[int], interior: list[int],
                        gaps: int, have: dict[int, Card], nats: tuple[Card, ...],
-                       wilds: tuple[Card, ...], min_len: int, exact: int | None
-                       ) -> Iterable[tuple[_Spec, tuple[Card, ...], tuple[Card, ...]]]:
+                       wilds: tuple[Card, ...], min_len: int, exact: int | None,
+                       more_runs: bool) -> Iterable[tuple[_Spec, tuple[Card, ...],
+                                                          tuple[Card, ...]]]:
         rules = self.rules
         length = b - a + 1
         max_out = len(wilds) - gaps
         outs: list[tuple[int, ...]] = [()]
-        if self.contract.sets and max_out > 0 and interior:
+        if (self.contract.sets or more_runs) and max_out > 0 and interior:
             # leaving a natural out of the run (a wild takes its place) only helps if it can
-            # join a set of its rank
+            # join a set of its rank or another run
             set_need = self.rules.set_naturals(self.contract.set_size or self.rules.min_set)
             ranks_held = Counter(c % 13 for c in nats)
-            useful = [r for r in interior if ranks_held[(r - 1) % 13] >= set_need]
+            useful = interior if more_runs else \
+                [r for r in interior if ranks_held[(r - 1) % 13] >= set_need]
             for k in range(1, min(max_out, len(useful)) + 1):
                 outs.extend(combinations(useful, k))
         for left_out in outs:

@@ -1,0 +1,344 @@
+"""Scenario tests for the ``classic`` preset: one or more tests per row of its column in RULES.md
+section 4, and the section 5 details it exercises (no buying or taking once down, run-only joker
+swaps whose joker must be played this turn, face-value points, the three-run all-out hand).
+
+Every expected hand, meld, pile, stock size and score below is worked out from RULES.md by hand.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from conftest import C, act, stacked_game
+
+from liverpool.cards import JOKER
+from liverpool.engine import Game, IllegalActionError, Phase
+from liverpool.rules import RulesError, RuleSet
+
+
+# ---------------------------------------------------------------- helpers (this file only) ----
+def holds(game: Game, seat: int, text: str) -> bool:
+    """The seat holds exactly these cards (order ignored)."""
+    return sorted(game.hands[seat]) == sorted(C(text))
+
+
+def table(game: Game) -> list[str]:
+    return [str(m) for m in game.melds]
+
+
+def illegal(game: Game, **fields: object) -> None:
+    """The action is refused and the state is left exactly as it was."""
+    before = game.snapshot()
+    with pytest.raises(IllegalActionError):
+        act(game, **fields)
+    assert game.snapshot() == before
+
+
+def everything(game: Game) -> Counter[int]:
+    """Every card in play: hands, melds, discard pile and stock."""
+    out: Counter[int] = Counter(game.stock) + Counter(game.discard)
+    for h in game.hands:
+        out.update(h)
+    for m in game.melds:
+        out.update(m.cards)
+    return out
+
+
+def phase_of(game: Game) -> Phase:
+    """The phase, read through a call so that type checkers do not narrow it between actions."""
+    return game.phase
+
+
+def draw_and_all_pass(game: Game, seat: int) -> None:
+    """``seat`` draws from the stock and every seat asked in the buy round passes."""
+    act(game, player=seat, type="draw")
+    while game.phase is Phase.BUY:
+        act(game, player=game.to_act()[0], type="pass")
+
+
+# ---------------------------------------------------------------- players ----------------------
+def test_players_two_to_eight() -> None:
+    rules = RuleSet.preset("classic")
+    for n in (2, 8):
+        assert len(Game(rules, n, seed=5).hands) == n
+    for n in (1, 9):
+        with pytest.raises(RulesError):
+            Game(rules, n, seed=5)
+
+
+# ---------------------------------------------------------------- decks and jokers -------------
+@pytest.mark.parametrize(("players", "decks"),
+                         [(2, 2), (4, 2), (5, 3), (6, 3), (7, 4), (8, 4)])
+def test_decks_and_two_jokers_per_deck(players: int, decks: int) -> None:
+    # 2 decks for up to 4 players, 3 for 5-6, 4 for 7-8; each deck is 52 cards + 2 jokers
+    g = Game(RuleSet.preset("classic"), players, seed=2)
+    cards = everything(g)
+    assert sum(cards.values()) == decks * 54
+    assert cards[JOKER] == decks * 2
+    assert all(cards[c] == decks for c in range(52))
+    assert len(g.stock) == decks * 54 - players * 11 - 1
+
+
+# ---------------------------------------------------------------- deal -------------------------
+@pytest.mark.parametrize("contract_no", range(1, 8))
+def test_eleven_cards_every_hand(contract_no: int) -> None:
+    g = Game(RuleSet.preset("classic", {"hands": [contract_no]}), 3, seed=contract_no)
+    assert [len(h) for h in g.hands] == [11, 11, 11]
+    assert len(g.stock) == 108 - 33 - 1
+
+
+def test_the_next_hand_is_dealt_eleven_too() -> None:
+    # seat 1 draws 5H and goes down with two sets of six: every card melded, out at once
+    g = stacked_game("classic", ["AS JK 2H 3D 7D 8C 9C 10S JH QD KC",
+                                 "5S 5H 5D 5C 5S 9S 9H 9D 9C 9S 9H"], upcard="4D", stock="5H")
+    draw_and_all_pass(g, 1)
+    act(g, player=1, type="go_down",
+        melds=[["5S", "5H", "5D", "5C", "5S", "5H"], ["9S", "9H", "9D", "9C", "9S", "9H"]])
+    assert len(g.scores) == 1
+    assert g.hand_number() == 2 and g.dealer == 1
+    assert [len(h) for h in g.hands] == [11, 11]
+
+
+# ---------------------------------------------------------------- contracts --------------------
+# per contract: seat 1's deal, the card it draws, go-downs that break the contract, the one that
+# meets it (contract 7 is tested with final_all_out below)
+CONTRACT_CASES = [
+    (1, "7S 7H 7D KS KH KD 3H 4H 5H 6H 9C", "2D",
+     [[["7S", "7H", "7D"], ["3H", "4H", "5H", "6H"]], [["KS", "KH", "KD"]],
+      # one meld more than the contract asks
+      [["7S", "7H", "7D"], ["KS", "KH", "KD"], ["3H", "4H", "5H", "6H"]]],
+     [["7S", "7H", "7D"], ["KS", "KH", "KD"]]),
+    (2, "7S 7H 7D KS KH KD 3H 4H 5H 6H 9C", "2D",
+     [[["7S", "7H", "7D"], ["KS", "KH", "KD"]], [["3H", "4H", "5H", "6H"]]],
+     [["7S", "7H", "7D"], ["3H", "4H", "5H", "6H"]]),
+    (3, "3H 4H 5H 6H 8C 9C 10C JC 7S 7H 7D", "2D",
+     [[["7S", "7H", "7D"], ["3H", "4H", "5H", "6H"]]],
+     [["3H", "4H", "5H", "6H"], ["8C", "9C", "10C", "JC"]]),
+    (4, "7S 7H 7D KS KH KD 4C 4D 4H 3H 5H", "6H",
+     [[["7S", "7H", "7D"], ["KS", "KH", "KD"]],
+      [["7S", "7H", "7D"], ["KS", "KH", "KD"], ["3H", "4H", "5H", "6H"]]],
+     [["7S", "7H", "7D"], ["KS", "KH", "KD"], ["4H", "4D", "4C"]]),
+    (5, "7S 7H 7D KS KH KD 3H 4H 5H 6H 9S", "9D",
+     [[["7S", "7H", "7D"], ["KS", "KH", "KD"]], [["7S", "7H", "7D"], ["3H", "4H", "5H", "6H"]]],
+     [["7S", "7H", "7D"], ["KS", "KH", "KD"], ["3H", "4H", "5H", "6H"]]),
+    (6, "7S 7H 7D 3H 4H 5H 6H 8C 9C 10C JC", "2D",
+     [[["7S", "7H", "7D"], ["3H", "4H", "5H", "6H"]],
+      [["3H", "4H", "5H", "6H"], ["8C", "9C", "10C", "JC"]]],
+     [["7S", "7H", "7D"], ["3H", "4H", "5H", "6H"], ["8C", "9C", "10C", "JC"]]),
+]
+
+JUNK = "AS 2H 5D 9D 10S JH QD KC AH 3S 6C"  # seat 0's hand: nothing in it matters
+
+
+@pytest.mark.parametrize(("contract_no", "deal", "draw", "wrong", "right"), CONTRACT_CASES)
+def test_contracts_one_to_six(contract_no: int, deal: str, draw: str,
+                              wrong: list[list[list[str]]], right: list[list[str]]) -> None:
+    g = stacked_game("classic", [JUNK, deal], upcard="JD", stock=draw,
+                     overrides={"hands": [contract_no]}, contract_no=contract_no)
+    draw_and_all_pass(g, 1)
+    for melds in wrong:
+        illegal(g, player=1, type="go_down", melds=melds)
+    act(g, player=1, type="go_down", melds=right)
+    assert g.down == [False, True]
+    assert table(g) == [" ".join(m) for m in right]
+    left = Counter(C(deal + " " + draw))
+    left.subtract(C(" ".join(" ".join(m) for m in right)))
+    assert Counter(g.hands[1]) == +left
+
+
+# ---------------------------------------------------------------- final_all_out ----------------
+def test_final_hand_three_runs_all_out_without_a_discard() -> None:
+    # 11 dealt + 2S drawn = 12 cards = three runs of four
+    g = stacked_game("classic", ["AS JK 2H 3D 7D 8C 9D 10S JH QD KC",
+                                 "3H 4H 5H 6H 8C 9C 10C JC 3S 4S 5S"],
+                     upcard="KD", stock="2S", overrides={"hands": [7]}, contract_no=7)
+    draw_and_all_pass(g, 1)
+    hearts, clubs = ["3H", "4H", "5H", "6H"], ["8C", "9C", "10C", "JC"]
+    illegal(g, player=1, type="go_down", melds=[hearts, clubs])  # two runs are not the contract
+    act(g, player=1, type="go_down", melds=[hearts, clubs, ["2S", "3S", "4S", "5S"]])
+    # out with no discard: A 15 + JK 15 + 2 + 3 + 7 + 8 + 9 + 10 + J 10 + Q 10 + K 10 = 99
+    assert g.scores == [[99, 0]]
+    assert g.over and g.winners == (1,)
+    assert g.discard == C("KD")
+
+
+def test_final_hand_a_buyer_must_meld_all_fourteen_cards() -> None:
+    # the dealer buys the upcard 5S (+ penalty 7H), then draws QC: 14 cards
+    g = stacked_game("classic", ["3H 4H 5H 6H 8C 9C 10C JC 2S 3S 4S",
+                                 "AS JK 2H 3D 7D 8C 9D 10S JH QD KC"],
+                     upcard="5S", stock="7H KD QC", overrides={"hands": [7]}, contract_no=7)
+    act(g, player=1, type="draw")
+    act(g, player=0, type="buy")
+    assert holds(g, 0, "3H 4H 5H 6H 8C 9C 10C JC 2S 3S 4S 5S 7H")
+    act(g, player=1, type="discard", card="KD")
+    act(g, player=0, type="draw")  # only seat 1 could buy, and it discarded KD: no buy round
+    assert phase_of(g) is Phase.PLAY and len(g.hands[0]) == 14
+    # three runs of four leave 7H and QC in hand: not all out
+    illegal(g, player=0, type="go_down",
+            melds=[["3H", "4H", "5H", "6H"], ["8C", "9C", "10C", "JC"], ["2S", "3S", "4S", "5S"]])
+    act(g, player=0, type="go_down",
+        melds=[["3H", "4H", "5H", "6H", "7H"], ["8C", "9C", "10C", "JC", "QC"],
+               ["2S", "3S", "4S", "5S"]])
+    assert g.scores == [[0, 99]]  # seat 1 holds the same 11 cards as above: 99
+
+
+# ---------------------------------------------------------------- runs and naturals ------------
+def test_runs_four_or_more_ace_high_or_low_never_round_the_corner() -> None:
+    g = stacked_game("classic", [JUNK, "JH QH KH AH 2H 3H 4H 8C 9C 10C 5D"],
+                     upcard="7D", stock="JC", overrides={"hands": [3]}, contract_no=3)
+    draw_and_all_pass(g, 1)
+    clubs = ["8C", "9C", "10C", "JC"]
+    illegal(g, player=1, type="go_down", melds=[["QH", "KH", "AH", "2H"], clubs])  # corner
+    illegal(g, player=1, type="go_down", melds=[["2H", "3H", "4H"], clubs])  # 3 cards
+    high = g.clone()
+    act(high, player=1, type="go_down", melds=[["JH", "QH", "KH", "AH"], clubs])
+    assert table(high) == ["JH QH KH AH", "8C 9C 10C JC"]
+    act(g, player=1, type="go_down", melds=[["AH", "2H", "3H", "4H"], clubs])
+    assert table(g) == ["AH 2H 3H 4H", "8C 9C 10C JC"]
+
+
+def test_naturals_must_outnumber_wilds() -> None:
+    g = stacked_game("classic", [JUNK, "7S JK JK KS KH KD 4C 5D 6C 8H 9D"],
+                     upcard="8D", stock="7H")
+    draw_and_all_pass(g, 1)
+    kings = ["KS", "KH", "KD"]
+    illegal(g, player=1, type="go_down", melds=[["7S", "JK", "JK"], kings])  # 1 natural, 2 wild
+    illegal(g, player=1, type="go_down", melds=[["7S", "7H", "JK", "JK"], kings])  # 2 and 2
+    act(g, player=1, type="go_down", melds=[["7S", "7H", "JK"], kings])
+    assert holds(g, 1, "JK 4C 5D 6C 8H 9D")
+
+
+# ---------------------------------------------------------------- buying -----------------------
+def test_buy_takes_the_card_and_one_penalty_card() -> None:
+    g = stacked_game("classic", ["AH 2D 3S 4D 6C 7S JH 10D 9D 2S 3C",
+                                 "AS 2H 3C 4S 6D 7C 10H JD QS KD 8S",
+                                 "5S 5H 5D 9S 9H 9D QC KC 4H 3D 7C"],
+                     upcard="QH", stock="2C 3H")
+    act(g, player=1, type="draw")
+    act(g, player=2, type="buy")
+    # QH and the penalty 2C to seat 2, then seat 1 draws 3H; stock 108 - 33 - 1 = 74, less 2
+    assert holds(g, 2, "5S 5H 5D 9S 9H 9D QC KC 4H 3D 7C QH 2C")
+    assert holds(g, 1, "AS 2H 3C 4S 6D 7C 10H JD QS KD 8S 3H")
+    assert g.discard == [] and len(g.stock) == 72
+
+
+def test_a_player_who_is_down_may_neither_buy_nor_take_the_discard() -> None:
+    g = stacked_game("classic", ["AH 2D 3S 4D 6C 7S JH 10D 9D 2S 3C",
+                                 "5S 5H 5D 9S 9H 9D QC KC 4H 3D 7C",
+                                 "AS 2H 3C 4S 6D 7C 10H JD QS KD 8S"],
+                     upcard="QH", stock="2C 6S 8H 9C")
+    draw_and_all_pass(g, 1)
+    act(g, player=1, type="go_down", melds=[["5S", "5H", "5D"], ["9S", "9H", "9D"]])
+    act(g, player=1, type="discard", card="QC")
+    # seat 2 draws: seat 0 (not down) is asked about QC
+    act(g, player=2, type="draw")
+    assert phase_of(g) is Phase.BUY and g.to_act() == (0,)
+    act(g, player=0, type="pass")
+    act(g, player=2, type="discard", card="JD")
+    # seat 0 draws: the only other seat that could buy JD is seat 1, which is down: no round
+    act(g, player=0, type="draw")
+    assert phase_of(g) is Phase.PLAY and holds(g, 0, "AH 2D 3S 4D 6C 7S JH 10D 9D 2S 3C 8H")
+    act(g, player=0, type="discard", card="2S")
+    # seat 1 may not take 2S from the pile; it draws, and seat 2 may buy 2S
+    illegal(g, player=1, type="take_discard")
+    assert {a.type for a in g.legal_actions(1)} == {"draw"}
+    act(g, player=1, type="draw")
+    assert phase_of(g) is Phase.BUY and g.to_act() == (2,)
+    act(g, player=2, type="pass")
+    assert holds(g, 1, "KC 4H 3D 7C 2C 9C")
+
+
+# ---------------------------------------------------------------- joker swap -------------------
+def test_run_joker_swap_and_the_joker_must_be_played_this_turn() -> None:
+    g = stacked_game("classic", ["AH 2D 3S 4D 6C 7S JH 10D 9D 2S 3C",
+                                 "8S 8H JK 4H 5H JK 7H QC KC 3D 9C",
+                                 "6H 8C 10S JS QS KS 4C 4D 4S 6D 9D"],
+                     upcard="KH", stock="2C AD", overrides={"hands": [2]}, contract_no=2)
+    draw_and_all_pass(g, 1)
+    act(g, player=1, type="go_down", melds=[["8S", "8H", "JK"], ["4H", "5H", "JK", "7H"]])
+    act(g, player=1, type="discard", card="QC")
+    draw_and_all_pass(g, 2)  # seat 2 gets AD
+    illegal(g, player=2, type="swap_joker", card="6H", meld=1)  # not down yet
+    act(g, player=2, type="go_down", melds=[["4S", "4D", "4C"], ["10S", "JS", "QS", "KS"]])
+    illegal(g, player=2, type="swap_joker", card="8C", meld=0)  # a joker only comes out of a run
+    act(g, player=2, type="swap_joker", card="6H", meld=1)
+    assert table(g)[1] == "4H 5H 6H 7H"
+    assert holds(g, 2, "8C 6D 9D AD JK")
+    illegal(g, player=2, type="discard", card="9D")  # the joker must be played first
+    illegal(g, player=2, type="lay_off", card="JK", meld=1)  # either end: say which
+    act(g, player=2, type="lay_off", card="JK", meld=1, end="high")
+    assert table(g) == ["8S 8H JK", "4H 5H 6H 7H JK", "4S 4D 4C", "10S JS QS KS"]
+    act(g, player=2, type="discard", card="9D")
+    assert holds(g, 2, "8C 6D AD") and g.discard == C("KH QC 9D")
+
+
+# ---------------------------------------------------------------- going out --------------------
+def test_laying_off_the_last_card_ends_the_hand_at_once() -> None:
+    g = stacked_game("classic", ["AS JK 2H 3D 7D 8C 9C 10S JH QD KC",
+                                 "5S 5H 5D 5C 5S 9S 9H 9D 9C 9S 9H"], upcard="4D", stock="KD")
+    draw_and_all_pass(g, 1)
+    act(g, player=1, type="go_down",
+        melds=[["5S", "5H", "5D", "5C", "5S"], ["9S", "9H", "9D", "9C", "9S", "9H"]])
+    assert holds(g, 1, "KD")
+    act(g, player=1, type="discard", card="KD")  # one card left: discarding it goes out
+    # seat 0: 15 + 15 + 2 + 3 + 7 + 8 + 9 + 10 + 10 + 10 + 10 = 99
+    assert g.scores == [[99, 0]]
+
+    g = stacked_game("classic", ["AS JK 2H 3D 7D 8C 9C 10S JH QD KC",
+                                 "5S 5H 5D 5C 5S 9S 9H 9D 9C 9S 9H"], upcard="4D", stock="5H")
+    draw_and_all_pass(g, 1)
+    act(g, player=1, type="go_down",
+        melds=[["5S", "5H", "5D", "5C", "5S"], ["9S", "9H", "9D", "9C", "9S", "9H"]])
+    act(g, player=1, type="lay_off", card="5H", meld=0)  # the last card: out, no discard
+    assert g.scores == [[99, 0]] and g.hand_number() == 2
+
+
+# ---------------------------------------------------------------- playable discard -------------
+def test_a_discard_that_fits_a_meld_opens_no_window() -> None:
+    g = stacked_game("classic", ["AH 2D 3S 4D 6C 7S JH 10D 9D 2S 3C",
+                                 "5S 5H 5D 9S 9H 9D QC KC 4H 3D 7C",
+                                 "KS KH KD 8S 8H 8D 5C 2H 4S 6D 10C"],
+                     upcard="QH", stock="2C 6S")
+    draw_and_all_pass(g, 1)
+    act(g, player=1, type="go_down", melds=[["5S", "5H", "5D"], ["9S", "9H", "9D"]])
+    act(g, player=1, type="discard", card="QC")
+    draw_and_all_pass(g, 2)
+    act(g, player=2, type="go_down", melds=[["KS", "KH", "KD"], ["8S", "8H", "8D"]])
+    act(g, player=2, type="discard", card="5C")  # fits seat 1's fives; both seats are down
+    assert phase_of(g) is Phase.DRAW and g.to_act() == (0,)
+    assert g.discard == C("QH QC 5C") and holds(g, 2, "2H 4S 6D 10C 6S")
+
+
+# ---------------------------------------------------------------- points -----------------------
+def test_face_value_points() -> None:
+    # seat 1 goes out; seat 0 holds A JK 2 3 7 8 9 10 J Q K:
+    # 15 + 15 + 2 + 3 + 7 + 8 + 9 + 10 + 10 + 10 + 10 = 99
+    # seat 2 holds 7S 7C 10H 10D 6H 4D AC JK JK 5D 9D: 7+7+10+10+6+4+15+15+15+5+9 = 103
+    g = stacked_game("classic", ["AS JK 2H 3D 7D 8C 9C 10S JH QD KC",
+                                 "5S 5H 5D 5C 5S 9S 9H 9D 9C 9S 9H",
+                                 "7S 7C 10H 10D 6H 4D AC JK JK 5D 9D"], upcard="4S", stock="5H")
+    draw_and_all_pass(g, 1)
+    act(g, player=1, type="go_down",
+        melds=[["5S", "5H", "5D", "5C", "5S", "5H"], ["9S", "9H", "9D", "9C", "9S", "9H"]])
+    assert g.scores == [[99, 0, 103]]
+    assert g.totals == [99, 0, 103]
+
+
+# ---------------------------------------------------------------- other: none ------------------
+def test_no_extras_of_other_presets() -> None:
+    # the classic column names no extra rule: no deep pickup, and a card taken from the pile
+    # may be discarded again in the same turn
+    g = stacked_game("classic", ["AH 2D 3S 4D 6C 7S JH 10D 9D 2S 3C",
+                                 "AS 2H 3C 4S 6D 7C 10H JD QS KD 8S",
+                                 "5S 5H 5D 9S 9H 9D QC KC 4H 3D 7C"],
+                     upcard="QH", stock="2C 3H 4C")
+    draw_and_all_pass(g, 1)
+    act(g, player=1, type="discard", card="8S")
+    act(g, player=2, type="draw")
+    illegal(g, player=0, type="buy", depth=2)
+    act(g, player=0, type="pass")
+    act(g, player=2, type="discard", card="KC")
+    act(g, player=0, type="take_discard")
+    act(g, player=0, type="discard", card="KC")
+    assert g.discard == C("QH 8S KC") and g.to_act() == (1,)
