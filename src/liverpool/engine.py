@@ -85,9 +85,24 @@ class SeatView:
     scores: tuple[tuple[int, ...], ...]
     totals: tuple[int, ...]
     penalties: tuple[int, ...]  # points already owed this hand (rummy points, cut bonus)
-    taken: Card | None  # the card this seat took from the pile this turn
-    must_play: tuple[Card, ...]  # wilds this seat swapped out and must still play
+    taken: Card | None  # the card the player on turn (or the bonus caller) took from the pile
+    must_play: tuple[Card, ...]  # wilds the player on turn swapped out and must still play
     winners: tuple[int, ...]
+    # the rest of the public state: what a bot needs to continue the game in a sampled world
+    ruleset: RuleSet
+    hand_index: int
+    asked: tuple[int, ...]  # seats still to be asked in a buy round, window or give round
+    window_mode: str
+    discarder: int | None
+    pending_draw: bool
+    reshuffles: int
+    turns: int
+    final_queue: tuple[int, ...] | None
+    bonus_caller: int
+    gd_swaps: tuple[Card, ...]
+    went_down_now: bool
+    need_layoff: bool
+    bonus_laid: bool
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -1255,10 +1270,84 @@ class Game:
             out=tuple(self.out), buys=tuple(self.buys), progress=tuple(self.progress),
             scores=tuple(tuple(r) for r in self.scores), totals=tuple(self.totals),
             penalties=tuple(self.penalties),
-            taken=self.taken if seat == self.turn or seat == self.bonus_caller else None,
-            must_play=tuple(self.must_play) if seat == self.turn else (),
-            winners=self.winners,
+            taken=self.taken, must_play=tuple(self.must_play),
+            winners=self.winners, ruleset=self.rules, hand_index=self.hand_index,
+            asked=tuple(self.asked), window_mode=self.window_mode, discarder=self.discarder,
+            pending_draw=self.pending_draw, reshuffles=self.reshuffles, turns=self.turns,
+            final_queue=None if self.final_queue is None else tuple(self.final_queue),
+            bonus_caller=self.bonus_caller, gd_swaps=tuple(self.gd_swaps),
+            went_down_now=self.went_down_now, need_layoff=self.need_layoff,
+            bonus_laid=self.bonus_laid,
         )
+
+    @staticmethod
+    def from_view(view: SeatView, rng: random.Random) -> Game:
+        """A world consistent with ``view``: the cards hidden from its seat dealt at random to
+        the other seats' unknown places and to the stock. The world's RNG is seeded from
+        ``rng``. (Searching bots play on from such worlds.)"""
+        rules = view.ruleset
+        g = Game.__new__(Game)
+        n = len(view.players)
+        g.rules = rules
+        g.players = view.players
+        g.n = n
+        g.seed = rng.getrandbits(32)
+        g.first_dealer = 0
+        g.pack = new_deck(rules.decks_for(n), rules.jokers_per_deck)
+        g.deals = []
+        g.rng = random.Random(g.seed)
+        g.actions = []
+        g.hand_index = view.hand_index
+        g.dealer = view.dealer
+        g.scores = [list(r) for r in view.scores]
+        g.totals = list(view.totals)
+        g.progress = list(view.progress)
+        g.winners = view.winners
+        g.phase = Phase(view.phase)
+        hidden = Counter(g.pack)
+        hidden.subtract(view.hand)
+        hidden.subtract(view.discard)
+        for m in view.melds:
+            hidden.subtract(m.cards)
+        for s, k in enumerate(view.known):
+            if s != view.seat:
+                hidden.subtract(k)
+        pool = sorted(hidden.elements())
+        rng.shuffle(pool)
+        g.hands = []
+        for s in range(n):
+            if s == view.seat:
+                g.hands.append(list(view.hand))
+                continue
+            take = view.hand_sizes[s] - len(view.known[s])
+            g.hands.append(list(view.known[s]) + pool[:take])
+            del pool[:take]
+        g.stock = pool[:view.stock_size]
+        g.discard = list(view.discard)
+        g.melds = list(view.melds)
+        g.down = list(view.down)
+        g.floating = list(view.floating)
+        g.out = list(view.out)
+        g.buys = list(view.buys)
+        g.known = [Counter(k) for k in view.known]
+        g.penalties = list(view.penalties)
+        g.reshuffles = view.reshuffles
+        g.turns = view.turns
+        g.final_queue = None if view.final_queue is None else list(view.final_queue)
+        g.fresh = view.fresh
+        g.discarder = view.discarder
+        g.turn = view.turn
+        g.taken = view.taken
+        g.must_play = list(view.must_play)
+        g.gd_swaps = list(view.gd_swaps)
+        g.went_down_now = view.went_down_now
+        g.need_layoff = view.need_layoff
+        g.bonus_laid = view.bonus_laid
+        g.asked = list(view.asked)
+        g.pending_draw = view.pending_draw
+        g.window_mode = view.window_mode
+        g.bonus_caller = view.bonus_caller
+        return g
 
     def snapshot(self) -> tuple[object, ...]:
         """Everything that makes up the state (the RNG included), for comparing states."""
