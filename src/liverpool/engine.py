@@ -174,6 +174,7 @@ class Game:
         self.hand_index = 0  # 0-based position in the hand list (or hands played, 'own')
         self.dealer = first_dealer
         self.scores: list[list[int]] = []
+        self.downs: list[tuple[bool, ...]] = []  # per finished hand: who had gone down
         self.totals = [0] * n
         self.progress = [0] * n  # contracts completed ('own' progression)
         self.winners: tuple[int, ...] = ()
@@ -298,6 +299,7 @@ class Game:
             pts = 0 if self.out[s] else sum(rules.points(c) for c in self.hands[s])
             row.append(pts + self.penalties[s])
         self.scores.append(row)
+        self.downs.append(tuple(self.down))
         for s in range(self.n):
             self.totals[s] += row[s]
             if rules.progression == "own" and self.down[s]:
@@ -1300,6 +1302,7 @@ class Game:
         g.hand_index = view.hand_index
         g.dealer = view.dealer
         g.scores = [list(r) for r in view.scores]
+        g.downs = []
         g.totals = list(view.totals)
         g.progress = list(view.progress)
         g.winners = view.winners
@@ -1361,7 +1364,7 @@ class Game:
             tuple(self.must_play), tuple(self.gd_swaps), self.went_down_now, self.need_layoff,
             self.bonus_laid, tuple(self.asked), self.pending_draw, self.window_mode,
             self.bonus_caller, tuple(map(tuple, self.scores)), tuple(self.totals),
-            tuple(self.progress), self.winners, self.rng.getstate(),
+            tuple(self.progress), self.winners, tuple(self.downs), self.rng.getstate(),
         )
 
     def clone(self) -> Game:
@@ -1376,6 +1379,7 @@ class Game:
             setattr(g, name, list(getattr(self, name)))
         g.known = [Counter(k) for k in self.known]
         g.scores = [list(r) for r in self.scores]
+        g.downs = list(self.downs)
         g.final_queue = None if self.final_queue is None else list(self.final_queue)
         g.rng = random.Random()
         g.rng.setstate(self.rng.getstate())

@@ -1,0 +1,45 @@
+"""The bot interface: a bot sees one seat's view and that seat's legal actions, gets its own
+seeded RNG, and returns one of the legal actions, at every decision point.
+
+Domain words: *view* (``SeatView``: what the seat may know), *legal actions* (from the engine),
+*decision* (one call of ``choose``), *level* (random, basic, expert).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Protocol
+
+from ..actions import Action
+from ..engine import SeatView
+
+
+class Bot(Protocol):
+    """Anything that picks an action from a view and the legal actions."""
+
+    name: str
+
+    def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        ...
+
+
+def by_type(legal: Sequence[Action]) -> dict[str, list[Action]]:
+    out: dict[str, list[Action]] = {}
+    for a in legal:
+        out.setdefault(a.type, []).append(a)
+    return out
+
+
+class RandomBot:
+    """Uniform over the legal action types, then over the actions of the type; goes down with
+    the suggested go-down whenever it can (otherwise a random player would almost never)."""
+
+    name = "random"
+
+    def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        groups = by_type(legal)
+        if "go_down" in groups:
+            return groups["go_down"][0]
+        kind = rng.choice(sorted(groups))
+        return rng.choice(groups[kind])
