@@ -143,6 +143,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_replay)
 
+    p = sub.add_parser("simulate", help="a tournament between bots")
+    rules_args(p)
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--bots", default="expert,basic,basic,basic",
+                   help="one level per seat (random, basic, expert, expert:400it, "
+                        "expert:200ms), or one for every seat")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=0, help="processes (0: one per core)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local")
+    p.add_argument("--address", help="address of an existing Ray cluster")
+    p.add_argument("--records", metavar="DIR", help="write every game's record here")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_lazy("simulate"))
+
     p = sub.add_parser("bench", help="engine and solver benchmark")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quick", action="store_true", help="a short run (for tests)")

@@ -1,0 +1,277 @@
+"""The tournament simulator: many games between bots, on one core, several, or a Ray cluster.
+
+Domain words: *table* (the bots seated for a game, rotated so no seat order favours a bot),
+*game seed* (derived from the base seed and the game's index, so results do not depend on the
+worker count or the backend), *result* (one game's points, wins and contracts made per seat).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import statistics
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .bots import make_bot
+from .engine import Game
+from .rules import RuleSet
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    index: int
+    preset: str
+    overrides: dict[str, Any]
+    bots: tuple[str, ...]  # per seat, already rotated
+    seed: int
+
+
+@dataclass
+class GameResult:
+    index: int
+    bots: tuple[str, ...]
+    totals: list[int]
+    winners: list[int]
+    hand_points: list[list[int]]
+    made: list[list[bool]]  # per hand, per seat: went down
+    contract_numbers: list[int]  # per hand
+    decisions: int
+    record: dict[str, Any] | None = None
+
+
+def game_seed(base: int, index: int) -> int:
+    """A game's seed from the base seed and its index (stable across processes and backends)."""
+    return random.Random(f"liverpool:{base}:{index}").getrandbits(48)
+
+
+def specs_for(games: int, preset: str, overrides: dict[str, Any], bots: Sequence[str],
+              seed: int) -> list[GameSpec]:
+    n = len(bots)
+    out = []
+    for i in range(games):
+        shift = i % n  # rotate seats: every bot sits in every seat equally often
+        seated = tuple(bots[(s - shift) % n] for s in range(n))
+        out.append(GameSpec(i, preset, dict(overrides), seated, game_seed(seed, i)))
+    return out
+
+
+def play_game(spec: GameSpec, keep_record: bool = False) -> GameResult:
+    """One whole game; a pure function of the spec."""
+    rules = RuleSet.preset(spec.preset, spec.overrides)
+    names = [f"{b}#{s}" for s, b in enumerate(spec.bots)]
+    game = Game(rules, names, seed=spec.seed)
+    bots = [make_bot(b) for b in spec.bots]
+    rngs = [random.Random(spec.seed * 8 + s + 1) for s in range(len(bots))]
+    chooser = random.Random(spec.seed ^ 0x5EED)
+    contracts: list[int] = []
+    decisions = 0
+    while not game.over:
+        if len(contracts) == len(game.scores):
+            contracts.append(game.contract_no(0))
+        seats = game.to_act()
+        seat = seats[0] if len(seats) == 1 else chooser.choice(seats)
+        legal = game.legal_actions(seat)
+        action = legal[0] if len(legal) == 1 else \
+            bots[seat].choose(game.view_for(seat), legal, rngs[seat])
+        game.apply(action)
+        decisions += 1
+    return GameResult(
+        index=spec.index, bots=spec.bots, totals=list(game.totals), winners=list(game.winners),
+        hand_points=[list(r) for r in game.scores], made=[list(d) for d in game.downs],
+        contract_numbers=contracts[:len(game.scores)], decisions=decisions,
+        record=game.record() if keep_record else None)
+
+
+def _play_chunk(specs: list[GameSpec], keep_record: bool) -> list[GameResult]:
+    return [play_game(s, keep_record) for s in specs]
+
+
+# ---- backends ---------------------------------------------------------------------------------
+
+def run_local(specs: list[GameSpec], workers: int, keep_record: bool,
+              progress: Callable[[int], None] | None = None) -> list[GameResult]:
+    results: list[GameResult] = []
+    if workers <= 1:
+        for s in specs:
+            results.append(play_game(s, keep_record))
+            if progress:
+                progress(1)
+        return results
+    chunk = max(1, min(8, len(specs) // (workers * 4) or 1))
+    chunks = [specs[i:i + chunk] for i in range(0, len(specs), chunk)]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for part in pool.map(_play_chunk, chunks, [keep_record] * len(chunks)):
+            results.extend(part)
+            if progress:
+                progress(len(part))
+    return sorted(results, key=lambda r: r.index)
+
+
+def run_ray(specs: list[GameSpec], workers: int, keep_record: bool, address: str | None,
+            progress: Callable[[int], None] | None = None) -> list[GameResult]:
+    try:
+        import ray  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        raise SystemExit("the ray backend needs Ray: pip install 'liverpool-rummy[ray]'") from None
+    started = False
+    if not ray.is_initialized():
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(num_cpus=max(1, workers), log_to_driver=False, include_dashboard=False)
+        started = True
+    try:
+        remote = ray.remote(_play_chunk)
+        chunk = max(1, min(8, len(specs) // (max(1, workers) * 4) or 1))
+        pending = [remote.remote(specs[i:i + chunk], keep_record)
+                   for i in range(0, len(specs), chunk)]
+        results: list[GameResult] = []
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for part in ray.get(done):
+                results.extend([part] if isinstance(part, GameResult) else part)
+                if progress:
+                    progress(1 if isinstance(part, GameResult) else len(part))
+        return sorted(results, key=lambda r: r.index)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+# ---- statistics -------------------------------------------------------------------------------
+
+def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval for a win rate (ties count fractionally)."""
+    if games == 0:
+        return (0.0, 0.0)
+    p = wins / games
+    denom = 1 + z * z / games
+    centre = (p + z * z / (2 * games)) / denom
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass
+class BotStats:
+    bot: str
+    games: int = 0
+    wins: float = 0.0
+    points: list[int] = field(default_factory=list)
+    hand_points: list[int] = field(default_factory=list)
+    made: dict[int, list[int]] = field(default_factory=dict)  # contract -> [made, played]
+
+    def to_json(self) -> dict[str, Any]:
+        low, high = wilson(self.wins, self.games)
+        return {
+            "bot": self.bot, "games": self.games, "wins": round(self.wins, 4),
+            "win_rate": self.wins / self.games if self.games else 0.0,
+            "win_rate_ci95": [low, high],
+            "mean_points": statistics.fmean(self.points) if self.points else 0.0,
+            "median_points": statistics.median(self.points) if self.points else 0.0,
+            "mean_points_per_hand": statistics.fmean(self.hand_points) if self.hand_points
+            else 0.0,
+            "contracts_made": {str(k): v[0] / v[1] for k, v in sorted(self.made.items()) if v[1]},
+        }
+
+
+def summarize(results: Sequence[GameResult]) -> list[BotStats]:
+    """Per bot name (seats with the same bot pooled)."""
+    stats: dict[str, BotStats] = {}
+    for r in results:
+        share = 1.0 / len(r.winners) if r.winners else 0.0
+        for seat, bot in enumerate(r.bots):
+            st = stats.setdefault(bot, BotStats(bot))
+            st.games += 1
+            if seat in r.winners:
+                st.wins += share
+            st.points.append(r.totals[seat])
+            for h, row in enumerate(r.hand_points):
+                st.hand_points.append(row[seat])
+                k = r.contract_numbers[h] if h < len(r.contract_numbers) else h + 1
+                cell = st.made.setdefault(k, [0, 0])
+                cell[0] += 1 if r.made[h][seat] else 0
+                cell[1] += 1
+    return list(stats.values())
+
+
+def write_records(results: Sequence[GameResult], folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for r in results:
+        if r.record is not None:
+            (folder / f"game-{r.index:06d}.json").write_text(json.dumps(r.record),
+                                                            encoding="utf-8")
+
+
+def main(args: Any) -> int:
+    """``liverpool simulate``: run the games, show progress, print a table (or JSON)."""
+    import os
+
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+    from rich.table import Table
+
+    from .bots import BotSpecError
+    from .cli import parse_overrides
+
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    if len(bots) == 1:
+        bots = bots * args.players
+    if len(bots) != args.players:
+        raise SystemExit(f"liverpool simulate: --bots names {len(bots)} bots for "
+                         f"{args.players} players")
+    if args.games < 1:
+        raise SystemExit("liverpool simulate: --games must be at least 1")
+    try:
+        for b in set(bots):
+            make_bot(b)
+    except BotSpecError as e:
+        raise SystemExit(f"liverpool simulate: {e}") from None
+    overrides = parse_overrides(args.override or [])
+    rules = RuleSet.preset(args.rules, overrides)
+    rules.check_players(args.players)
+    workers = args.workers or os.cpu_count() or 1
+    specs = specs_for(args.games, args.rules, overrides, bots, args.seed)
+    err = Console(stderr=True)
+    with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=err, transient=True) as bar:
+        task = bar.add_task("games", total=len(specs))
+
+        def advance(k: int) -> None:
+            bar.advance(task, k)
+        if args.backend == "ray":
+            results = run_ray(specs, workers, bool(args.records), args.address, advance)
+        else:
+            results = run_local(specs, workers, bool(args.records), advance)
+    if args.records:
+        write_records(results, Path(args.records))
+    stats = summarize(results)
+    if args.json:
+        print(json.dumps({"games": len(results), "players": args.players, "rules": args.rules,
+                          "seed": args.seed, "bots": [s.to_json() for s in stats]}))
+        return 0
+    table = Table(title=f"{len(results)} games, {args.players} players, {args.rules} rules")
+    contract_cols = sorted({k for s in stats for k in s.made})
+    for col in ("bot", "games", "wins", "win rate", "95% CI", "mean pts", "median",
+                "pts/hand", "% made, contract " + " ".join(map(str, contract_cols))):
+        table.add_column(col, justify="left" if col == "bot" else "right")
+    for s in stats:
+        j = s.to_json()
+        low, high = j["win_rate_ci95"]
+        made = " ".join(f"{100 * j['contracts_made'].get(str(k), 0.0):.0f}"
+                        for k in contract_cols)
+        table.add_row(s.bot, str(s.games), f"{s.wins:g}", f"{j['win_rate']:.1%}",
+                      f"{low:.1%}-{high:.1%}", f"{j['mean_points']:.1f}",
+                      f"{j['median_points']:g}", f"{j['mean_points_per_hand']:.1f}", made)
+    Console().print(table)
+    return 0
