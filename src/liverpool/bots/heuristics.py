@@ -8,7 +8,6 @@ table meld would take).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from ..cards import JOKER, Card
@@ -22,34 +21,37 @@ def is_wild(card: Card, rules: RuleSet) -> bool:
 
 def usefulness(hand: Sequence[Card], contract: Contract, rules: RuleSet) -> dict[Card, float]:
     """A score per distinct card: 0 (no help toward the contract) .. 3 (part of a made group)."""
-    naturals = [c for c in hand if not is_wild(c, rules)]
-    rank_count = Counter(c % 13 for c in naturals)
-    suit_ranks: list[set[int]] = [set(), set(), set(), set()]
-    for c in naturals:
-        r = c % 13 + 1
-        suit_ranks[c // 13].add(r)
-        if r == 1:
-            suit_ranks[c // 13].add(14)
+    deuces = rules.deuces_wild
+    rank_count = [0] * 13
+    suit_mask = [0, 0, 0, 0]  # bit r set: rank r held (bit 14 too for an ace)
+    for c in hand:
+        if c == JOKER or (deuces and c % 13 == 1):
+            continue
+        r = c % 13
+        rank_count[r] += 1
+        suit_mask[c // 13] |= (1 << (r + 1)) | ((1 << 14) if r == 0 else 0)
+    want_sets = contract.sets > 0
+    want_runs = contract.runs > 0
     out: dict[Card, float] = {}
     for c in set(hand):
-        if is_wild(c, rules):
+        if c == JOKER or (deuces and c % 13 == 1):
             out[c] = 4.0
             continue
-        set_score = 0.0
-        if contract.sets:
-            k = rank_count[c % 13]
-            set_score = 0.0 if k <= 1 else (1.6 if k == 2 else 3.0)
-        run_score = 0.0
-        if contract.runs:
-            ranks = suit_ranks[c // 13]
-            r = c % 13 + 1
-            best = 0.0
-            for rr in ((1, 14) if r == 1 else (r,)):
-                near = sum(1 for d in (-2, -1, 1, 2) if rr + d in ranks)
-                adjacent = sum(1 for d in (-1, 1) if rr + d in ranks)
-                best = max(best, min(3.0, near * 0.8 + adjacent * 0.4))
-            run_score = best
-        out[c] = max(set_score, run_score)
+        r = c % 13
+        score = 0.0
+        if want_sets:
+            k = rank_count[r]
+            score = 0.0 if k <= 1 else (1.6 if k == 2 else 3.0)
+        if want_runs:
+            mask = suit_mask[c // 13]
+            for rr in ((1, 14) if r == 0 else (r + 1,)):
+                near = (mask >> (rr - 2) & 1) + (mask >> (rr + 2) & 1) if rr >= 2 else \
+                    (mask >> (rr + 2) & 1)
+                adjacent = (mask >> (rr - 1) & 1) + (mask >> (rr + 1) & 1)
+                run_score = min(3.0, (near + adjacent) * 0.8 + adjacent * 0.4)
+                if run_score > score:
+                    score = run_score
+        out[c] = score
     return out
 
 
