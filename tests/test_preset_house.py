@@ -8,60 +8,20 @@ more than twice.
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import Any
-
 import pytest
 from conftest import act, hand_of, stacked_game
+from scenario import draw_and_all_pass as draw
+from scenario import everything as all_cards
+from scenario import go_down, illegal, legal
+from scenario import table as melds_text
 
-from liverpool.actions import Action
-from liverpool.cards import JOKER, card_str, parse_cards
-from liverpool.engine import Game, IllegalActionError, Phase
+from liverpool.cards import JOKER, parse_cards
+from liverpool.engine import Game, Phase
 from liverpool.rules import Contract, RulesError, RuleSet
 
 # High diamonds and clubs for seats that only draw, pass and discard.
 FILL9 = "KD KC QD QC JD JC 10D 10C 9D"            # 8 x 10 + 5 = 85
 FILL12 = "KD KC QD QC JD JC 10D 10C 9D 9C 8D 8C"  # 8 x 10 + 4 x 5 = 100
-
-
-# ---------------------------------------------------------------------------- helpers -----
-def legal(g: Game, **fields: Any) -> bool:
-    return g.is_legal(Action.from_json(fields))
-
-
-def illegal(g: Game, **fields: Any) -> None:
-    """The action must be refused, leaving the state as it was."""
-    before = g.snapshot()
-    with pytest.raises(IllegalActionError):
-        act(g, **fields)
-    assert g.snapshot() == before
-
-
-def melds_text(g: Game) -> list[str]:
-    return [" ".join(card_str(c) for c in m.cards) for m in g.melds]
-
-
-def pass_buys(g: Game) -> None:
-    while g.phase is Phase.BUY:
-        act(g, player=g.to_act()[0], type="pass")
-
-
-def draw(g: Game, p: int) -> None:
-    act(g, player=p, type="draw")
-    pass_buys(g)
-
-
-def go_down(g: Game, p: int, *melds: str) -> None:
-    act(g, player=p, type="go_down", melds=[m.split() for m in melds])
-
-
-def all_cards(g: Game) -> Counter[int]:
-    out: Counter[int] = Counter(g.stock) + Counter(g.discard)
-    for h in g.hands:
-        out.update(h)
-    for m in g.melds:
-        out.update(m.cards)
-    return out
 
 
 # ---------------------------------------------------------------------------- players -----

@@ -10,50 +10,11 @@ from collections import Counter
 
 import pytest
 from conftest import C, act, stacked_game
+from scenario import draw_and_all_pass, everything, holds, illegal, phase_of, table
 
 from liverpool.cards import JOKER
-from liverpool.engine import Game, IllegalActionError, Phase
+from liverpool.engine import Game, Phase
 from liverpool.rules import RulesError, RuleSet
-
-
-# ---------------------------------------------------------------- helpers (this file only) ----
-def holds(game: Game, seat: int, text: str) -> bool:
-    """The seat holds exactly these cards (order ignored)."""
-    return sorted(game.hands[seat]) == sorted(C(text))
-
-
-def table(game: Game) -> list[str]:
-    return [str(m) for m in game.melds]
-
-
-def illegal(game: Game, **fields: object) -> None:
-    """The action is refused and the state is left exactly as it was."""
-    before = game.snapshot()
-    with pytest.raises(IllegalActionError):
-        act(game, **fields)
-    assert game.snapshot() == before
-
-
-def everything(game: Game) -> Counter[int]:
-    """Every card in play: hands, melds, discard pile and stock."""
-    out: Counter[int] = Counter(game.stock) + Counter(game.discard)
-    for h in game.hands:
-        out.update(h)
-    for m in game.melds:
-        out.update(m.cards)
-    return out
-
-
-def phase_of(game: Game) -> Phase:
-    """The phase, read through a call so that type checkers do not narrow it between actions."""
-    return game.phase
-
-
-def draw_and_all_pass(game: Game, seat: int) -> None:
-    """``seat`` draws from the stock and every seat asked in the buy round passes."""
-    act(game, player=seat, type="draw")
-    while game.phase is Phase.BUY:
-        act(game, player=game.to_act()[0], type="pass")
 
 
 # ---------------------------------------------------------------- players ----------------------
