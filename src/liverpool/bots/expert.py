@@ -110,6 +110,9 @@ def _playout(g: Game, me: int, rng: random.Random, basic: BasicBot) -> float:
         seats = g.to_act()
         seat = seats[0] if len(seats) == 1 else rng.choice(seats)
         legal = g.legal_actions(seat)
+        if not legal:
+            break  # a sampled world the real game could not reach (e.g. a lay-off owed with
+            # no card to lay off): score it as it stands
         if len(legal) == 1:
             g.apply(legal[0])
         else:
