@@ -83,41 +83,68 @@ def _print_summary(out: dict[str, Any], game: Game) -> None:
         console.print("winner(s): " + ", ".join(game.players[s] for s in game.winners))
 
 
+NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Finn", "Gus", "Hal")
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
-    """A simulated game among random-legal players, with a readable log."""
-    from .randomplay import random_action
+    """A simulated game among bots, with a readable log and the score sheet."""
+    from .bots import BotSpecError, make_bot
+    from .narrate import describe
 
     rules = _rules_from(args)
-    game = Game(rules, args.players, seed=args.seed)
-    rng = random.Random(args.seed)
+    names = list(NAMES[:args.players])
+    game = Game(rules, names, seed=args.seed)
+    levels = [b.strip() for b in args.bots.split(",")]
+    if len(levels) == 1:
+        levels *= args.players
+    if len(levels) != args.players:
+        print(f"liverpool demo: --bots names {len(levels)} bots for {args.players} players",
+              file=sys.stderr)
+        return 2
+    try:
+        bots = [make_bot(b) for b in levels]
+    except BotSpecError as e:
+        print(f"liverpool demo: {e}", file=sys.stderr)
+        return 2
+    rngs = [random.Random(args.seed * 8 + s) for s in range(args.players)]
     console = Console()
-    console.print(f"[bold]Liverpool Rummy[/] — {rules.name} rules, {args.players} players, "
-                  f"seed {args.seed}")
+    console.print(f"[bold]Liverpool Rummy[/] — {rules.name} rules; "
+                  + ", ".join(f"{n} ({b})" for n, b in zip(names, levels, strict=True)))
     hand_seen = -1
     while not game.over:
         if game.hand_index != hand_seen:
             hand_seen = game.hand_index
             console.rule(f"hand {game.hand_number()}: {game.contract_for(0).describe()}, "
-                         f"dealer {game.players[game.dealer]}")
-        a = random_action(game, rng)
-        if a.type not in ("pass",):
-            who = game.players[a.player]
-            detail = " ".join(f"{k}={v}" for k, v in a.to_json().items()
-                              if k not in ("player", "type"))
-            if not args.quiet or a.type in ("go_down", "buy", "call"):
-                console.print(f"  {who}: {a.type} {detail}".rstrip())
+                         f"{game.deal_size()} cards each, {names[game.dealer]} deals")
+        seats = game.to_act()
+        seat = seats[0] if len(seats) == 1 else rngs[0].choice(seats)
+        legal = game.legal_actions(seat)
+        a = legal[0] if len(legal) == 1 else \
+            bots[seat].choose(game.view_for(seat), legal, rngs[seat])
+        line = describe(game, a)
+        quiet_skip = args.quiet and a.type in ("draw", "take_discard", "discard")
+        if line and not quiet_skip:
+            console.print("  " + line)
         before = len(game.scores)
         game.apply(a)
         if len(game.scores) > before:
             row = game.scores[-1]
-            console.print("  [bold]hand over[/]: " + ", ".join(
-                f"{game.players[s]} {row[s]}" for s in range(game.n)))
-    console.print("[bold]final totals[/]: " + ", ".join(
-        f"{game.players[s]} {game.totals[s]}" for s in range(game.n)))
-    console.print("winner(s): " + ", ".join(game.players[s] for s in game.winners))
+            left = [n for s, n in enumerate(names) if game.downs[-1][s]]
+            console.print("  [bold]hand over[/] — points: " + ", ".join(
+                f"{names[s]} {row[s]}" for s in range(game.n))
+                + (f"; went down: {', '.join(left)}" if left else ""))
+    table = Table(title="Score sheet")
+    table.add_column("hand")
+    for name in names:
+        table.add_column(name, justify="right")
+    for i, row in enumerate(game.scores, 1):
+        table.add_row(str(i), *map(str, row))
+    table.add_row("total", *map(str, game.totals), style="bold")
+    console.print(table)
+    console.print("winner: " + " and ".join(names[s] for s in game.winners))
     if args.record:
         Path(args.record).write_text(json.dumps(game.record()), encoding="utf-8")
-        console.print(f"record written to {args.record}")
+        console.print(f"record written to {args.record} (replay it with liverpool replay)")
     return 0
 
 
@@ -130,11 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--override", action="append", metavar="KNOB=VALUE",
                        help="change one rule knob (repeatable)")
 
-    p = sub.add_parser("demo", help="watch a simulated game with its log")
+    p = sub.add_parser("demo", help="watch a simulated game between bots, with its log")
     rules_args(p)
     p.add_argument("--players", type=int, default=4)
+    p.add_argument("--bots", default="basic", help="one level per seat, or one for all")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--quiet", action="store_true", help="log only go-downs, buys and calls")
+    p.add_argument("--quiet", action="store_true", help="leave out draws and discards")
     p.add_argument("--record", help="write the game record (JSON) to this file")
     p.set_defaults(func=cmd_demo)
 
