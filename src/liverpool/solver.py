@@ -80,18 +80,20 @@ class _Search:
     # -- leaf: the melds are chosen; place spare wilds, score the cards left --------------------
     def leaf(self, nats: tuple[Card, ...], wilds: tuple[Card, ...], spare: int
              ) -> tuple[tuple[int, int, tuple[Card, ...]] | None, int]:
-        placed = min(len(wilds), spare)
-        left = tuple(sorted(nats + wilds[placed:]))
-        if self.all_out:
-            if left:
-                return None, 0
-        elif not (not left and self.empty_ok) and not any(c != self.banned for c in left):
-            return None, 0  # the player could not end the turn with a legal discard
-        if self.keep_at_most is not None:
-            card, most = self.keep_at_most
-            if left.count(card) > most:
-                return None, 0
-        return (sum(self.pts(c) for c in left), len(left), left), placed
+        """Place as many spare wilds as the melds take (fewer if the player must keep a card)."""
+        for placed in range(min(len(wilds), spare), -1, -1):
+            left = tuple(sorted(nats + wilds[placed:]))
+            if self.all_out:
+                if left:
+                    return None, 0
+            elif not (not left and self.empty_ok) and not any(c != self.banned for c in left):
+                continue  # the player could not end the turn with a legal discard
+            if self.keep_at_most is not None:
+                card, most = self.keep_at_most
+                if left.count(card) > most:
+                    return None, 0
+            return (sum(self.pts(c) for c in left), len(left), left), placed
+        return None, 0
 
     def solve(self, nats: tuple[Card, ...], wilds: tuple[Card, ...], runs: int, sets: int,
               spare: int) -> tuple[_Key | None, tuple[_Spec, ...], int]:
@@ -238,6 +240,8 @@ class _Search:
         for rank, group in by_rank.items():
             c = len(group)
             counts = [c] if exact is None else [min(c, exact)]
+            if not self.empty_ok and counts[0] - 1 >= self.rules.set_naturals(min_size):
+                counts.append(counts[0] - 1)  # keep one back to discard
             if exact is None and c >= 2 * (self.rules.set_naturals(min_size)):
                 counts += list(range(self.rules.set_naturals(min_size), c))  # split for 2 sets
             for u in counts:
