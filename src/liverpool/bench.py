@@ -320,6 +320,9 @@ def _print_tables(out: dict[str, Any]) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    if getattr(args, "target", "engine") == "server":
+        import importlib  # the web stack loads only for this target
+        return int(importlib.import_module("liverpool.web.bench").main(args))
     out = run(quick=bool(getattr(args, "quick", False)))
     if getattr(args, "json", False):
         print(json.dumps(out))

@@ -1,5 +1,6 @@
-"""The ``liverpool`` command: ``demo`` (a simulated game with its log), ``replay``, ``bench``,
-``soak``. Interfaces talk to the engine only through actions, legal actions and views."""
+"""The ``liverpool`` command: ``play`` (terminal), ``serve`` (browser), ``demo`` (a simulated
+game with its log), ``replay``, ``simulate``, ``bench``, ``soak``. Interfaces talk to the engine
+only through actions, legal actions and views."""
 
 from __future__ import annotations
 
@@ -38,6 +39,8 @@ def _rules_from(args: argparse.Namespace) -> RuleSet:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    if args.watch:
+        return int(_lazy("tui.watch")(args))
     try:
         text = Path(args.file).read_text(encoding="utf-8")
     except OSError as e:
@@ -157,6 +160,29 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--override", action="append", metavar="KNOB=VALUE",
                        help="change one rule knob (repeatable)")
 
+    p = sub.add_parser("play", help="play a game in the terminal against the computer")
+    rules_args(p)
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--bots", default="basic",
+                   help="levels of the other seats (random, basic, expert, cmd:COMMAND), "
+                        "one per seat or one for all")
+    p.add_argument("--seed", type=int, help="deal seed (default: a random one)")
+    p.add_argument("--name", default="You", help="your name at the table")
+    p.add_argument("--resume", metavar="FILE", help="go on from a saved game record")
+    p.add_argument("--save", metavar="FILE", help="where the record is kept as the game goes")
+    p.add_argument("--plain", action="store_true",
+                   help="line-based mode for screen readers and pipes")
+    p.set_defaults(func=_lazy("tui"))
+
+    p = sub.add_parser("serve", help="serve games in the browser (lobby, tables, bots)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--db", help="database URL (default: SQLite in the user's data directory; "
+                                "postgresql://... for PostgreSQL)")
+    p.add_argument("--bot-command", action="append", metavar="NAME=COMMAND", default=[],
+                   help="an external bot the lobby may seat (repeatable)")
+    p.set_defaults(func=_lazy("web"))
+
     p = sub.add_parser("demo", help="watch a simulated game between bots, with its log")
     rules_args(p)
     p.add_argument("--players", type=int, default=4)
@@ -169,6 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("replay", help="replay a game record")
     p.add_argument("file")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--watch", action="store_true", help="step through the game in the terminal")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("simulate", help="a tournament between bots")
@@ -186,9 +213,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_lazy("simulate"))
 
-    p = sub.add_parser("bench", help="engine and solver benchmark")
+    p = sub.add_parser("bench", help="benchmarks: engine, solver and bots; or the web server")
+    p.add_argument("target", nargs="?", default="engine", choices=("engine", "server"),
+                   help="engine (default: engine, solver, bots) or server")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quick", action="store_true", help="a short run (for tests)")
+    p.add_argument("--tables", type=int, default=100, help="server: concurrent bot tables")
+    p.add_argument("--think", type=float, default=1.0,
+                   help="server: seconds each client pauses before an action")
+    p.add_argument("--duration", type=float, default=30.0, help="server: seconds measured")
     p.set_defaults(func=_lazy("bench"))
 
     p = sub.add_parser("soak", help="many random games with invariant checks, on all cores")

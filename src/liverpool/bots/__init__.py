@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from ..actions import Action
 from ..engine import SeatView
-from .base import Bot, RandomBot
+from .base import Bot, RandomBot, bot_event, close_bot
 from .basic import BasicBot
 from .expert import ExpertBot
 
@@ -45,5 +45,5 @@ def hint(view: SeatView, legal: Sequence[Action]) -> tuple[Action, str]:
     return BasicBot().decide(view, legal)
 
 
-__all__ = ["LEVELS", "BasicBot", "Bot", "BotSpecError", "ExpertBot", "RandomBot", "hint",
-           "make_bot"]
+__all__ = ["LEVELS", "BasicBot", "Bot", "BotSpecError", "ExpertBot", "RandomBot", "bot_event",
+           "close_bot", "hint", "make_bot"]

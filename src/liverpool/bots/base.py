@@ -43,3 +43,18 @@ class RandomBot:
             return groups["go_down"][0]
         kind = rng.choice(sorted(groups))
         return rng.choice(groups[kind])
+
+
+def bot_event(bot: object, event: dict[str, object]) -> None:
+    """Tell a bot about a game event (``game_start``, ``hand_end``, ``game_end``) if it listens;
+    built-in bots don't need them, external ones (``cmd:``) forward them to their program."""
+    listener = getattr(bot, "event", None)
+    if callable(listener):
+        listener(event)
+
+
+def close_bot(bot: object) -> None:
+    """Release what a bot holds (an external bot's process); a no-op for built-in bots."""
+    closer = getattr(bot, "close", None)
+    if callable(closer):
+        closer()
