@@ -105,6 +105,10 @@ class _Search:
         best: tuple[int, int, tuple[Card, ...]] | None = None
         best_specs: tuple[_Spec, ...] = ()
         best_extra = 0
+        if self.all_out and nats and not self._may_hold_all(nats, wilds, runs, sets):
+            out: tuple[_Key | None, tuple[_Spec, ...], int] = (None, (), 0)
+            self.memo[mkey] = out
+            return out
         if runs == 0 and sets == 0:
             best, best_extra = self.leaf(nats, wilds, spare)
         else:
@@ -118,6 +122,21 @@ class _Search:
         out = (best, best_specs, best_extra)
         self.memo[mkey] = out
         return out
+
+    def _may_hold_all(self, nats: tuple[Card, ...], wilds: tuple[Card, ...], runs: int,
+                      sets: int) -> bool:
+        """When every card must be melded: can the melds still owed hold these naturals? A run
+        holds one suit, each card at most once, 13 cards at most; a set holds one rank. (Only
+        when the owed melds are all of one kind: mixed contracts are left to the search.)"""
+        if sets == 0:
+            if runs == 0 or len(nats) + len(wilds) > 13 * runs:
+                return False
+            if len({c // 13 for c in nats}) > runs:
+                return False
+            return max(Counter(nats).values()) <= runs
+        if runs == 0:
+            return len({c % 13 for c in nats}) <= sets
+        return True
 
     # -- runs -------------------------------------------------------------------------------
     def run_choices(self, nats: tuple[Card, ...], wilds: tuple[Card, ...], runs_left: int
@@ -373,7 +392,55 @@ def _may_be_feasible(hand: Sequence[Card], contract: Contract, rules: RuleSet) -
         return False
     if contract.runs and sum(k // run_nat for k in per_suit) < contract.runs:
         return False
-    return not (contract.sets and sum(k // set_nat for k in per_rank) < contract.sets)
+    if contract.sets and sum(k // set_nat for k in per_rank) < contract.sets:
+        return False
+    return _wilds_suffice(hand, contract, rules)
+
+
+def _top_sum(slots: list[int], k: int) -> int:
+    slots.sort(reverse=True)
+    return sum(slots[:k])
+
+
+def _wilds_suffice(hand: Sequence[Card], contract: Contract, rules: RuleSet) -> bool:
+    """Whether the hand holds enough wilds to fill the gaps of the contract's melds, counted
+    generously. A run of length L with n naturals holds L - n wilds, never fewer than the gaps
+    of its best sub-window of the minimum length; k disjoint windows of one suit hold at most
+    min(k * best, suit count) naturals. Sets likewise by rank. A 2 where 2s are wild counts both
+    as a natural and as a wild, so this only ever rejects hands that truly cannot."""
+    deuces = rules.deuces_wild
+    wilds = sum(1 for c in hand if c == JOKER or (deuces and c % 13 == 1))
+    need = 0
+    if contract.runs:
+        length = contract.run_size or rules.min_run
+        masks = [0, 0, 0, 0]
+        counts = [0, 0, 0, 0]  # with several decks a suit may hold a rank twice: two runs
+        for c in hand:
+            if c != JOKER:
+                r = c % 13 + 1
+                masks[c // 13] |= 1 << r | (1 << 14 if r == 1 else 0)
+                counts[c // 13] += 1
+        window = (1 << length) - 1
+        slots: list[int] = []
+        for m, count in zip(masks, counts, strict=True):
+            if not m:
+                continue
+            best = max((m >> lo & window).bit_count() for lo in range(1, 16 - length))
+            for k in range(1, contract.runs + 1):  # the k-th window's extra naturals
+                slots.append(min(k * best, count) - min((k - 1) * best, count))
+        need += contract.runs * length - _top_sum(slots, contract.runs)
+    if contract.sets:
+        size = contract.set_size or rules.min_set
+        per_rank = [0] * 14
+        for c in hand:
+            if c != JOKER:
+                per_rank[c % 13 + 1] += 1
+        slots = []
+        for count in per_rank:
+            for k in range(1, contract.sets + 1):
+                slots.append(min(k * size, count) - min((k - 1) * size, count))
+        need += contract.sets * size - _top_sum(slots, contract.sets)
+    return need <= wilds
 
 
 def can_go_down(hand: Sequence[Card], contract: Contract, rules: RuleSet, *,
