@@ -1,0 +1,60 @@
+"""``liverpool serve``: the web server (lobby, tables, websockets, bots, storage).
+
+Domain words: *host* (who runs the server), *bot command* (an external bot the host allows, as
+``NAME=COMMAND``; the lobby offers it by NAME), *database URL* (SQLite file by default,
+``postgresql://...`` for PostgreSQL).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+def parse_bot_commands(items: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, command = item.partition("=")
+        if not sep or not name.strip() or not command.strip():
+            raise ValueError(f"--bot-command {item!r}: write NAME=COMMAND")
+        out[name.strip()] = command.strip()
+    return out
+
+
+def _env_float(name: str, default: float) -> float:
+    text = os.environ.get(name)
+    if not text:
+        return default
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{name}={text!r}: a number of seconds is needed") from None
+
+
+def main(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from .app import create_app
+    from .store import normalize_url
+
+    try:
+        commands = parse_bot_commands(list(args.bot_command or []))
+        url = normalize_url(args.db)
+        app = create_app(url, bot_commands=commands,
+                         grace=_env_float("LIVERPOOL_GRACE", 15.0),
+                         bot_think=_env_float("LIVERPOOL_BOT_THINK", 0.6),
+                         allow_seed=os.environ.get("LIVERPOOL_ALLOW_SEED") == "1")
+    except ValueError as e:
+        print(f"liverpool serve: {e}", file=sys.stderr)
+        return 2
+    shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
+    where = url.split("///", 1)[-1] if url.startswith("sqlite") else "PostgreSQL"
+    print(f"Liverpool is served at http://{shown}:{args.port}/ (open it in a browser; "
+          f"games are kept in {where})", flush=True)
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
+                            ws_max_size=1024 * 1024, ws_per_message_deflate=False,
+                            lifespan="on")
+    server = uvicorn.Server(config)
+    server.run()
+    return 0

@@ -1,0 +1,275 @@
+"""Storage for the web server: tables and their event logs, in SQLite or PostgreSQL.
+
+Domain words: *table* (one game room: its configuration and status), *event* (one numbered
+change to a table: ``create``, ``join``, ``start``, ``action``; the number is the table's
+*version*), *batch* (appends from every table written in one transaction, so that many tables
+can each wait for their own write without one commit per action).
+
+A table is rebuilt from its configuration and its events, so the events are the truth; the
+``status`` column only lets a restart find the tables still in play without reading them all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event as sa_event
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+log = logging.getLogger("liverpool.web")
+
+metadata = sa.MetaData()
+tables_t = sa.Table(
+    "lv_tables", metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("config", sa.Text, nullable=False),
+)
+events_t = sa.Table(
+    "lv_events", metadata,
+    sa.Column("table_id", sa.String(32), primary_key=True),
+    sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("data", sa.Text, nullable=False),
+)
+sa.Index("lv_tables_status", tables_t.c.status)
+
+BATCH_MAX = 512
+
+
+class StoreError(RuntimeError):
+    """The database refused a write; the change it carried did not happen."""
+
+
+@dataclass
+class StoredEvent:
+    version: int
+    kind: str
+    data: dict[str, Any]
+
+
+@dataclass
+class StoredTable:
+    id: str
+    created: float
+    status: str
+    config: dict[str, Any]
+    events: list[StoredEvent] = field(default_factory=list)
+
+
+class Store(ABC):
+    """What the server needs from a database: a small interface with two implementations."""
+
+    @abstractmethod
+    async def open(self) -> None: ...
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    @abstractmethod
+    async def create_table(self, table: StoredTable) -> None:
+        """Write a new table with its first event (version 0)."""
+
+    @abstractmethod
+    async def append(self, table_id: str, ev: StoredEvent, status: str | None = None) -> None:
+        """Write one event (and the table's new status, if it changed); returns once durable."""
+
+    @abstractmethod
+    async def set_status(self, table_id: str, status: str) -> None: ...
+
+    @abstractmethod
+    async def load(self, table_id: str) -> StoredTable | None: ...
+
+    @abstractmethod
+    async def active_ids(self) -> list[str]:
+        """Tables still open or playing, oldest first (those a restart resumes)."""
+
+
+class SqlStore(Store):
+    """SQLAlchemy Core (async). Appends from all tables go through one writer task that commits
+    them in batches; each caller awaits its own append."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine: AsyncEngine | None = None
+        self._queue: asyncio.Queue[tuple[str, Any, asyncio.Future[None]]] = asyncio.Queue()
+        self._writer: asyncio.Task[None] | None = None
+
+    def _make_engine(self) -> AsyncEngine:
+        return create_async_engine(self.url)
+
+    async def open(self) -> None:
+        self.engine = self._make_engine()
+        async with self.engine.begin() as conn:
+            await conn.run_sync(metadata.create_all)
+        self._queue = asyncio.Queue()
+        self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            # let the pending writes finish: an owner may be waiting for them
+            while not self._queue.empty():
+                await asyncio.sleep(0.01)
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+            self._writer = None
+        if self.engine is not None:
+            await self.engine.dispose()
+            self.engine = None
+
+    def _submit(self, kind: str, payload: Any) -> asyncio.Future[None]:
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((kind, payload, fut))
+        return fut
+
+    async def create_table(self, table: StoredTable) -> None:
+        await self._submit("create", table)
+
+    async def append(self, table_id: str, ev: StoredEvent, status: str | None = None) -> None:
+        await self._submit("append", (table_id, ev, status))
+
+    async def set_status(self, table_id: str, status: str) -> None:
+        await self._submit("status", (table_id, status))
+
+    async def _write_loop(self) -> None:
+        assert self.engine is not None
+        while True:
+            first = await self._queue.get()
+            batch = [first]
+            while len(batch) < BATCH_MAX and not self._queue.empty():
+                batch.append(self._queue.get_nowait())
+            try:
+                await self._write(batch)
+            except Exception as e:  # every waiter learns of the failure
+                log.exception("store: a batch of %d writes failed", len(batch))
+                for _, _, fut in batch:
+                    if not fut.done():
+                        fut.set_exception(StoreError(f"the database refused the write: {e}"))
+                continue
+            for _, _, fut in batch:
+                if not fut.done():
+                    fut.set_result(None)
+
+    async def _write(self, batch: list[tuple[str, Any, asyncio.Future[None]]]) -> None:
+        assert self.engine is not None
+        new_tables: list[dict[str, Any]] = []
+        events: list[dict[str, Any]] = []
+        statuses: dict[str, str] = {}
+        for kind, payload, _ in batch:
+            if kind == "create":
+                t: StoredTable = payload
+                new_tables.append({"id": t.id, "created": t.created, "status": t.status,
+                                   "config": json.dumps(t.config)})
+                for ev in t.events:
+                    events.append(_event_row(t.id, ev))
+            elif kind == "status":
+                statuses[payload[0]] = payload[1]
+            else:
+                table_id, ev, status = payload
+                events.append(_event_row(table_id, ev))
+                if status is not None:
+                    statuses[table_id] = status
+        async with self.engine.begin() as conn:
+            if new_tables:
+                await conn.execute(tables_t.insert(), new_tables)
+            if events:
+                await conn.execute(events_t.insert(), events)
+            for table_id, status in statuses.items():
+                await conn.execute(tables_t.update().where(tables_t.c.id == table_id)
+                                   .values(status=status))
+
+    async def load(self, table_id: str) -> StoredTable | None:
+        assert self.engine is not None
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(sa.select(tables_t).where(tables_t.c.id == table_id))
+                   ).first()
+            if row is None:
+                return None
+            evs = (await conn.execute(
+                sa.select(events_t.c.version, events_t.c.kind, events_t.c.data)
+                .where(events_t.c.table_id == table_id).order_by(events_t.c.version))).all()
+        return StoredTable(row.id, row.created, row.status, json.loads(row.config),
+                           [StoredEvent(v, k, json.loads(d)) for v, k, d in evs])
+
+    async def active_ids(self) -> list[str]:
+        assert self.engine is not None
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(
+                sa.select(tables_t.c.id).where(tables_t.c.status.in_(("open", "playing")))
+                .order_by(tables_t.c.created))).all()
+        return [r.id for r in rows]
+
+
+def _event_row(table_id: str, ev: StoredEvent) -> dict[str, Any]:
+    return {"table_id": table_id, "version": ev.version, "kind": ev.kind,
+            "data": json.dumps(ev.data, separators=(",", ":"))}
+
+
+class SqliteStore(SqlStore):
+    """SQLite through aiosqlite: WAL mode (readers never wait for the writer), a busy timeout,
+    and ``synchronous=NORMAL`` (a commit survives the server process being killed; only a power
+    loss can take the last commits)."""
+
+    def _make_engine(self) -> AsyncEngine:
+        engine = create_async_engine(self.url, connect_args={"timeout": 30})
+
+        @sa_event.listens_for(engine.sync_engine, "connect")
+        def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.close()
+        return engine
+
+
+class PostgresStore(SqlStore):
+    """PostgreSQL through psycopg 3 (async)."""
+
+    def _make_engine(self) -> AsyncEngine:
+        return create_async_engine(self.url, pool_size=5, max_overflow=5, pool_pre_ping=True)
+
+
+def default_sqlite_path() -> Path:
+    import platformdirs
+    return Path(platformdirs.user_data_dir("liverpool")) / "liverpool.db"
+
+
+def normalize_url(db: str | None) -> str:
+    """A SQLAlchemy async URL from what a user may type: nothing (the default SQLite file), a
+    file path, ``sqlite:///...``, or ``postgresql://...``."""
+    if not db:
+        path = default_sqlite_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return f"sqlite+aiosqlite:///{path}"
+    for prefix in ("postgresql+psycopg://", "sqlite+aiosqlite://"):
+        if db.startswith(prefix):
+            return db
+    for prefix in ("postgresql://", "postgres://"):
+        if db.startswith(prefix):
+            return "postgresql+psycopg://" + db[len(prefix):]
+    if db.startswith("sqlite://"):
+        return "sqlite+aiosqlite://" + db[len("sqlite://"):]
+    if "://" in db:
+        raise ValueError(f"unsupported database URL {db!r}: use postgresql://... or a SQLite "
+                         f"file path")
+    path = Path(db).expanduser().resolve()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite+aiosqlite:///{path}"
+
+
+def make_store(db: str | None) -> Store:
+    url = normalize_url(db)
+    if url.startswith("postgresql"):
+        return PostgresStore(url)
+    return SqliteStore(url)

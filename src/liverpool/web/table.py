@@ -1,0 +1,904 @@
+"""One table of the web server and its owner: the single asyncio task that changes it.
+
+Domain words: *table* (a lobby, then a game), *seat* (human or bot; a human seat has a secret
+*token*, stored hashed), *connection* (one websocket client, at a seat or spectating), *version*
+(the table's event counter), *held events* (the last 200, replayed to a client that reconnects),
+*intent* (a real-time request to buy or call the current discard), *window* (while the next
+player decides, intents are collected; the buy round or call window is *resolved* when that
+player acts or the buy timer ends), *decision seat* (the seat whose move the table waits for),
+*covered* (a bot plays for a human who dropped), *bot-controlled* (a bot seat or a covered one).
+
+Every change goes through the owner's queue, one at a time, so game state needs no locks. An
+accepted change is stored (``Store.append``) before it is applied in memory and broadcast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import json
+import logging
+import random
+import secrets
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from ..actions import Action, ActionFormatError
+from ..bots import Bot, bot_event, close_bot, hint, make_bot
+from ..engine import Game, IllegalActionError, Phase, SeatView
+from ..narrate import describe
+from ..rules import RuleSet
+from .store import Store, StoredEvent, StoredTable
+
+log = logging.getLogger("liverpool.web")
+
+HELD_EVENTS = 200
+LOG_LINES = 100
+SEND_QUEUE_MAX = 4000
+MAX_BOT_STEPS = 200  # a timed-out or covered seat's bot plays at most this many moves in a row
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"))
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)  # 192 bits
+
+
+class ApiError(Exception):
+    """A refused request: HTTP status, error code and a message a person can read."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class Settings:
+    grace: float = 15.0  # seconds before a dropped human is covered by the basic bot
+    bot_think: float = 0.6  # seconds a bot waits before its move (so people can follow)
+    bot_commands: dict[str, str] = field(default_factory=dict)  # level name -> command line
+
+
+class Conn:
+    """One websocket client. The owner queues text; a sender task writes it to the socket, so
+    a slow client never holds up the table."""
+
+    def __init__(self) -> None:
+        self.seat: int | None = None
+        self.hello = False
+        self.out: asyncio.Queue[str | None] = asyncio.Queue()
+        self.closed = False
+
+    def send_text(self, text: str) -> None:
+        if self.closed:
+            return
+        if self.out.qsize() >= SEND_QUEUE_MAX:
+            # a client this far behind would only fall further behind: drop it (it resyncs)
+            self.close()
+            return
+        self.out.put_nowait(text)
+
+    def send(self, obj: dict[str, Any]) -> None:
+        self.send_text(dumps(obj))
+
+    def error(self, code: str, message: str) -> None:
+        self.send({"type": "error", "code": code, "message": message})
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.out.put_nowait(None)
+
+
+@dataclass
+class SeatState:
+    seat: int
+    kind: str  # human | bot
+    level: str | None = None
+    name: str | None = None
+    token_hash: str | None = None
+    conns: set[Conn] = field(default_factory=set)
+    covered: bool = False
+    grace: asyncio.TimerHandle | None = None
+
+
+@dataclass
+class Held:
+    version: int
+    kind: str  # action | lobby | start
+    event: dict[str, Any] | None = None  # action: {"seat", "action", "text"}
+    table: dict[str, Any] | None = None  # lobby: the summary after it
+
+
+class TableOwner:
+    """The one sequential owner of a table."""
+
+    def __init__(self, stored: StoredTable, store: Store, settings: Settings) -> None:
+        cfg = stored.config
+        self.id = stored.id
+        self.created = stored.created
+        self.status = "open"
+        self.store = store
+        self.settings = settings
+        self.preset: str = cfg["rules"]
+        self.overrides: dict[str, Any] = cfg.get("overrides") or {}
+        self.rules = RuleSet.preset(self.preset, self.overrides)
+        self.seed: int = cfg["seed"]
+        self.deals: list[list[str]] | None = cfg.get("deals")
+        self.turn_timer: float | None = cfg.get("turn_timer")
+        self.buy_timer: float | None = cfg.get("buy_timer")
+        self.seats = [SeatState(i, s["kind"], s.get("level"),
+                                f"Bot {i + 1}" if s["kind"] == "bot" else None)
+                      for i, s in enumerate(cfg["seats"])]
+        self.game: Game | None = None
+        self.version = -1
+        self.held: deque[Held] = deque(maxlen=HELD_EVENTS)
+        self.log: deque[str] = deque(maxlen=LOG_LINES)
+        self.conns: set[Conn] = set()
+        self.bots: dict[int, Bot] = {}
+        self.cover_bot: Bot = make_bot("basic")
+        self.rngs = [random.Random(self.seed * 31 + i) for i in range(len(self.seats))]
+        # intents, in the order they were announced
+        self.intents: dict[str, list[int]] = {"buy": [], "call": []}
+        self._queue: asyncio.Queue[tuple[Callable[..., Awaitable[Any]], tuple[Any, ...],
+                                         asyncio.Future[Any] | None]] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._bot_timer: asyncio.TimerHandle | None = None
+        self._bot_key: tuple[int, int] | None = None
+        self._turn_timer: asyncio.TimerHandle | None = None
+        self._turn_seat: int | None = None
+        self._turn_deadline: float | None = None
+        self._buy_timer: asyncio.TimerHandle | None = None
+        self._buy_key: int | None = None
+        self._buy_deadline: float | None = None
+        self._window_closed_at: int | None = None  # version whose intents window timed out
+        self._window_cache: tuple[int, int, Game] | None = None
+        self._public_cache: tuple[int, SeatView] | None = None
+        for ev in stored.events:
+            self._replay_event(ev)
+        if self.game is not None and self.game.over:
+            self.status = "over"
+
+    # ================================================================ rebuilding =============
+    def _replay_event(self, ev: StoredEvent) -> None:
+        d = ev.data
+        if ev.kind in ("create", "join"):
+            s = self.seats[d["seat"]]
+            s.name, s.token_hash = d["name"], d["token_hash"]
+        elif ev.kind == "start":
+            self._do_start(d)
+        elif ev.kind == "action":
+            assert self.game is not None
+            a = Action.from_json(d["action"])
+            self._apply(a)
+        else:
+            raise ValueError(f"unknown stored event kind {ev.kind!r}")
+        self.version = ev.version
+
+    def _do_start(self, d: dict[str, Any]) -> None:
+        for key, level in d["bots"].items():
+            s = self.seats[int(key)]
+            s.kind, s.level, s.name = "bot", level, f"Bot {int(key) + 1}"
+        for s in self.seats:
+            if s.kind == "bot" and s.level:
+                self.bots[s.seat] = self._make_bot(s.level)
+        from ..cards import parse_card
+        deals = [[parse_card(c) for c in deck] for deck in self.deals] if self.deals else None
+        self.game = Game(self.rules, [s.name or f"Seat {s.seat + 1}" for s in self.seats],
+                         seed=self.seed, deals=deals)
+        self.status = "playing"
+
+    def _make_bot(self, level: str) -> Bot:
+        command = self.settings.bot_commands.get(level)
+        return make_bot(f"cmd:{command}" if command is not None else level)
+
+    def _apply(self, a: Action) -> tuple[str, bool]:
+        """Apply a checked action; return its log line and whether it ended a hand."""
+        g = self.game
+        assert g is not None
+        text = describe(g, a) or f"{g.players[a.player]} passes"
+        hands_before = len(g.scores)
+        g.apply(a)
+        ended = len(g.scores) > hands_before
+        if ended:
+            row = g.scores[-1]
+            text += f". Hand {hands_before + 1} over: " + ", ".join(
+                f"{g.players[s]} {row[s]}" for s in range(g.n))
+            if g.over:
+                text += ". Game over: " + " and ".join(g.players[s] for s in g.winners) + \
+                    (" win" if len(g.winners) > 1 else " wins")
+        self.log.append(text)
+        return text, ended
+
+    # ================================================================ the owner's loop ======
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"table-{self.id}")
+        if self.status == "playing":
+            for s in self.seats:
+                if s.kind == "human" and not s.conns:
+                    self._start_grace(s)
+            self.post(self._drive)
+
+    async def stop(self) -> None:
+        for h in (self._bot_timer, self._turn_timer, self._buy_timer,
+                  *(s.grace for s in self.seats)):
+            if h is not None:
+                h.cancel()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        for c in list(self.conns):
+            c.close()
+        for b in self.bots.values():
+            close_bot(b)
+
+    def post(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        """Queue a change for the owner (fire and forget)."""
+        self._queue.put_nowait((fn, args, None))
+
+    async def call(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+        """Queue a change for the owner and wait for its result."""
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((fn, args, fut))
+        return await fut
+
+    async def _run(self) -> None:
+        while True:
+            fn, args, fut = await self._queue.get()
+            try:
+                result = await fn(*args)
+            except Exception as e:  # one bad command must not stop the table
+                if fut is not None and not fut.done():
+                    fut.set_exception(e)
+                else:
+                    log.exception("table %s: %s failed", self.id, getattr(fn, "__name__", fn))
+                continue
+            if fut is not None and not fut.done():
+                fut.set_result(result)
+
+    def _later(self, delay: float, fn: Callable[..., Awaitable[Any]], *args: Any
+               ) -> asyncio.TimerHandle:
+        return asyncio.get_running_loop().call_later(max(0.0, delay), self.post, fn, *args)
+
+    # ================================================================ summaries, views ======
+    def summary(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "rules": self.preset, "overrides": self.overrides,
+            "status": self.status, "version": self.version,
+            "seats": [{"seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level,
+                       "connected": s.kind == "bot" or bool(s.conns), "covered": s.covered}
+                      for s in self.seats],
+            "turn_timer": self.turn_timer, "buy_timer": self.buy_timer,
+            "created": datetime.fromtimestamp(self.created, UTC).isoformat().replace(
+                "+00:00", "Z"),
+        }
+
+    def bot_controlled(self, seat: int) -> bool:
+        s = self.seats[seat]
+        return s.kind == "bot" or s.covered
+
+    def _public(self) -> SeatView:
+        assert self.game is not None
+        if self._public_cache is None or self._public_cache[0] != self.version:
+            self._public_cache = (self.version, self.game.view_for(0))
+        return self._public_cache[1]
+
+    def _window(self) -> tuple[int, Game] | None:
+        """In a call window: the seat that decides next if nobody calls, and the game as it
+        will be then (a copy with every pass applied)."""
+        g = self.game
+        if g is None or g.phase is not Phase.CALL:
+            return None
+        if self._window_cache is None or self._window_cache[0] != self.version:
+            sim = g.clone()
+            while sim.phase is Phase.CALL:
+                sim.apply(Action("pass", sim.to_act()[0]))
+            who = sim.to_act()
+            self._window_cache = (self.version, who[0] if who else -1, sim)
+        _, seat, sim = self._window_cache
+        return (seat, sim) if seat >= 0 else None
+
+    def decision_seat(self) -> int | None:
+        """The seat whose move the table is waiting for (not the seats asked in a buy round or
+        a call window: the owner answers for them)."""
+        g = self.game
+        if g is None or g.over:
+            return None
+        if g.phase is Phase.CALL:
+            w = self._window()
+            return w[0] if w else None
+        if g.phase is Phase.BUY:
+            return None
+        return g.to_act()[0]
+
+    def _legal_for(self, seat: int | None) -> tuple[list[Action], Game | None]:
+        g = self.game
+        if g is None or seat is None or g.over:
+            return [], None
+        if g.phase is Phase.CALL:
+            w = self._window()
+            if w and w[0] == seat:
+                return w[1].legal_actions(seat), w[1]
+            return [], None
+        if g.phase is Phase.BUY:
+            return [], None
+        return g.legal_actions(seat), g
+
+    def _buy_window_open(self) -> bool:
+        g = self.game
+        if g is None or g.phase is not Phase.DRAW or self._window_closed_at == self.version:
+            return False
+        pv = self._public()
+        return bool(self.rules.buying and pv.discard and pv.fresh)
+
+    def intents_for(self, seat: int | None) -> list[str]:
+        g = self.game
+        if g is None or seat is None or g.over or self._window_closed_at == self.version:
+            return []
+        if g.phase is Phase.CALL:
+            return ["call"] if seat in self._public().asked else []
+        if not self._buy_window_open():
+            return []
+        pv = self._public()
+        r = self.rules
+        if seat in (pv.turn, pv.discarder) or pv.out[seat] or pv.floating[seat]:
+            return []
+        if pv.down[seat] and not r.down_may_take_discard:
+            return []
+        if r.max_buys is not None and pv.buys[seat] >= r.max_buys:
+            return []
+        renew = max(0, len(pv.discard) - 2) if pv.reshuffles < r.stock_reshuffles else 0
+        if pv.stock_size + renew < r.penalty_cards:
+            return []
+        return ["buy"]
+
+    def _deadline(self) -> dict[str, Any] | None:
+        now = asyncio.get_running_loop().time()
+        if self._buy_deadline is not None and self._buy_key == self.version:
+            seat = self.decision_seat()
+            return {"seat": seat, "kind": "buy",
+                    "ms_left": max(0, int((self._buy_deadline - now) * 1000))}
+        if self._turn_deadline is not None and self._turn_seat is not None:
+            return {"seat": self._turn_seat, "kind": "turn",
+                    "ms_left": max(0, int((self._turn_deadline - now) * 1000))}
+        return None
+
+    def _view_json(self, seat: int | None) -> dict[str, Any] | None:
+        g = self.game
+        if g is None:
+            return None
+        if seat is None:
+            v = self._public().to_json()
+            v["seat"] = None
+            v["hand"] = []
+            return v
+        return g.view_for(seat).to_json()
+
+    def _state(self, seat: int | None) -> dict[str, Any]:
+        legal, _ = self._legal_for(seat)
+        return {"view": self._view_json(seat), "legal": [a.to_json() for a in legal],
+                "intents": self.intents_for(seat), "deadline": self._deadline()}
+
+    @staticmethod
+    def _event_for(seat: int | None, ev: dict[str, Any]) -> dict[str, Any]:
+        """The event as ``seat`` may see it: a cut's count stays with the cutter."""
+        if ev["action"].get("type") == "cut" and ev["seat"] != seat:
+            return {**ev, "action": {k: v for k, v in ev["action"].items() if k != "count"}}
+        return ev
+
+    def _sync_msg(self, seat: int | None) -> dict[str, Any]:
+        return {"type": "sync", "version": self.version, "table": self.summary(),
+                **self._state(seat), "log": list(self.log)}
+
+    def _by_seat(self) -> dict[int | None, list[Conn]]:
+        out: dict[int | None, list[Conn]] = {}
+        for c in self.conns:
+            out.setdefault(c.seat, []).append(c)
+        return out
+
+    def _broadcast(self, build: Callable[[int | None], dict[str, Any]],
+                   skip: Conn | None = None) -> None:
+        for seat, conns in self._by_seat().items():
+            text = dumps(build(seat))
+            for c in conns:
+                if c is not skip:
+                    c.send_text(text)
+
+    def _broadcast_lobby(self, skip: Conn | None = None) -> None:
+        text = dumps({"type": "lobby", "version": self.version, "table": self.summary()})
+        for c in self.conns:
+            if c is not skip:
+                c.send_text(text)
+
+    def _requests_msg(self) -> dict[str, Any]:
+        return {"type": "requests", "buy": list(self.intents["buy"]),
+                "call": list(self.intents["call"])}
+
+    def _set_intents(self, buy: list[int], call: list[int]) -> None:
+        if self.intents["buy"] != buy or self.intents["call"] != call:
+            self.intents = {"buy": buy, "call": call}
+            text = dumps(self._requests_msg())
+            for c in self.conns:
+                c.send_text(text)
+
+    # ================================================================ lobby (HTTP) ==========
+    @staticmethod
+    async def create(store: Store, settings: Settings, table_id: str, config: dict[str, Any],
+                     host_name: str) -> tuple[TableOwner, str]:
+        token = new_token()
+        stored = StoredTable(table_id, time.time(), "open", config, [StoredEvent(
+            0, "create", {"seat": 0, "name": host_name, "token_hash": hash_token(token)})])
+        await store.create_table(stored)
+        owner = TableOwner(stored, store, settings)
+        owner.held.append(Held(0, "lobby", table=owner.summary()))
+        return owner, token
+
+    @staticmethod
+    def check_config(config: dict[str, Any]) -> None:
+        """Raise ``ValueError`` if a game could not be started from this configuration."""
+        rules = RuleSet.preset(config["rules"], config["overrides"])
+        deals = config.get("deals")
+        parsed = None
+        if deals is not None:
+            if not isinstance(deals, list) or not all(isinstance(d, list) for d in deals):
+                raise ValueError("deals must be a list of whole packs (lists of cards)")
+            from ..cards import parse_card
+            parsed = [[parse_card(c) for c in deck] for deck in deals]
+        Game(rules, len(config["seats"]), seed=config["seed"], deals=parsed)
+
+    def _unique_name(self, name: str) -> str:
+        taken = {s.name for s in self.seats if s.name}
+        if name not in taken:
+            return name
+        k = 2
+        while f"{name} ({k})" in taken:
+            k += 1
+        return f"{name} ({k})"
+
+    async def join(self, nickname: str) -> dict[str, Any]:
+        if self.status != "open":
+            raise ApiError(409, "started", "the game has already started")
+        free = [s for s in self.seats if s.kind == "human" and s.name is None]
+        if not free:
+            raise ApiError(409, "full", "every human seat is taken")
+        s = free[0]
+        token = new_token()
+        name = self._unique_name(nickname)
+        ev = StoredEvent(self.version + 1, "join",
+                         {"seat": s.seat, "name": name, "token_hash": hash_token(token)})
+        await self.store.append(self.id, ev)
+        self._replay_event(ev)
+        self.held.append(Held(self.version, "lobby", table=self.summary()))
+        self._broadcast_lobby()
+        return {"seat": s.seat, "token": token}
+
+    def seat_of(self, token: str | None) -> int | None:
+        if not token:
+            return None
+        h = hash_token(token)
+        for s in self.seats:
+            if s.token_hash is not None and hmac.compare_digest(s.token_hash, h):
+                return s.seat
+        return None
+
+    async def start_game(self, token: str) -> dict[str, Any]:
+        if self.seat_of(token) != 0:
+            raise ApiError(403, "bad_token", "only the host (seat 1, who created the table) "
+                                             "may start the game")
+        if self.status != "open":
+            raise ApiError(409, "started", "the game has already started")
+        bots = {str(s.seat): "basic" for s in self.seats if s.kind == "human" and s.name is None}
+        ev = StoredEvent(self.version + 1, "start", {"bots": bots})
+        await self.store.append(self.id, ev, status="playing")
+        self._replay_event(ev)
+        self.held.append(Held(self.version, "start"))
+        for s in self.seats:
+            if s.kind == "human" and not s.conns:
+                self._start_grace(s)
+        self._send_bot_events({"type": "game_start"})
+        self._broadcast_lobby()
+        self._broadcast(self._sync_msg)
+        await self._drive()
+        return self.summary()
+
+    def _send_bot_events(self, ev: dict[str, Any]) -> None:
+        g = self.game
+        if g is None:
+            return
+        for seat, b in self.bots.items():
+            with contextlib.suppress(Exception):
+                bot_event(b, {**ev, "seat": seat, "players": list(g.players),
+                              "totals": list(g.totals)})
+
+    # ================================================================ websocket messages =====
+    async def on_hello(self, conn: Conn, token: str | None, version: int) -> None:
+        seat: int | None = None
+        if token is not None:
+            seat = self.seat_of(token)
+            if seat is None:
+                conn.error("bad_token", "this token holds no seat at this table")
+                return
+        if conn.hello:
+            self._detach(conn)
+        conn.seat, conn.hello = seat, True
+        self.conns.add(conn)
+        changed = False
+        if seat is not None:
+            s = self.seats[seat]
+            if not s.conns:
+                changed = True
+            s.conns.add(conn)
+            if s.grace is not None:
+                s.grace.cancel()
+                s.grace = None
+            if s.covered:
+                s.covered = False
+                changed = True
+        conn.send({"type": "welcome", "seat": seat, "table": self.summary()})
+        self._catch_up(conn, version)
+        if self.intents["buy"] or self.intents["call"]:
+            conn.send(self._requests_msg())
+        if changed:
+            self._broadcast_lobby(skip=conn)
+            self._schedule()
+
+    def _catch_up(self, conn: Conn, version: int) -> None:
+        if version == self.version:
+            return
+        missed = [h for h in self.held if h.version > version]
+        whole = (0 <= version < self.version and len(missed) == self.version - version
+                 and not any(h.kind == "start" for h in missed))
+        if not whole:
+            conn.send(self._sync_msg(conn.seat))
+            return
+        last_action = max((i for i, h in enumerate(missed) if h.kind == "action"), default=-1)
+        for i, h in enumerate(missed):
+            if h.kind == "lobby":
+                conn.send({"type": "lobby", "version": h.version, "table": h.table})
+                continue
+            assert h.event is not None
+            msg: dict[str, Any] = {"type": "update", "version": h.version,
+                                   "event": self._event_for(conn.seat, h.event)}
+            if i == last_action:
+                msg.update(self._state(conn.seat))
+            else:
+                msg.update({"view": None, "legal": [], "intents": [], "deadline": None})
+            conn.send(msg)
+
+    def _detach(self, conn: Conn) -> bool:
+        """Forget a connection; True if its seat has no connection left."""
+        self.conns.discard(conn)
+        if conn.seat is None:
+            return False
+        s = self.seats[conn.seat]
+        s.conns.discard(conn)
+        return not s.conns
+
+    async def on_close(self, conn: Conn) -> None:
+        if not conn.hello:
+            return
+        conn.hello = False
+        if self._detach(conn) and conn.seat is not None:
+            s = self.seats[conn.seat]
+            if self.status == "playing" and s.kind == "human":
+                self._start_grace(s)
+            self._broadcast_lobby()
+
+    def _start_grace(self, s: SeatState) -> None:
+        if s.grace is not None or s.covered:
+            return
+        s.grace = self._later(self.settings.grace, self._cover, s.seat)
+
+    async def _cover(self, seat: int) -> None:
+        s = self.seats[seat]
+        s.grace = None
+        if s.conns or s.covered or self.status != "playing":
+            return
+        s.covered = True
+        self._broadcast_lobby()
+        await self._drive()
+
+    def _check_player(self, conn: Conn) -> int | None:
+        """The seat a connection may act for, or None after sending the reason."""
+        if not conn.hello:
+            conn.error("no_hello", "send hello first")
+            return None
+        if conn.seat is None:
+            conn.error("spectator", "spectators cannot act; join the table to play")
+            return None
+        if self.game is None:
+            conn.error("not_started", "the game has not started yet")
+            return None
+        if self.game.over:
+            conn.error("game_over", "the game is over")
+            return None
+        return conn.seat
+
+    async def on_action(self, conn: Conn, version: int, obj: dict[str, Any]) -> None:
+        seat = self._check_player(conn)
+        if seat is None:
+            return
+        g = self.game
+        assert g is not None
+        if "player" not in obj:
+            obj = {**obj, "player": seat}
+        try:
+            a = Action.from_json(obj)
+        except ActionFormatError as e:
+            conn.error("bad_message", f"not an action: {e}")
+            return
+        if a.player != seat:
+            conn.error("bad_token", f"your token is for seat {seat}, not seat {a.player}")
+            return
+        if version != self.version:
+            conn.error("stale_version", f"the table is at version {self.version}, not "
+                                        f"{version}: update first")
+            return
+        if seat != self.decision_seat():
+            who = self.decision_seat()
+            waiting = g.players[who] if who is not None else "the table"
+            conn.error("not_your_turn", f"it is not your move: waiting for {waiting}")
+            return
+        _, board = self._legal_for(seat)
+        assert board is not None
+        reason = board.why_illegal(a)
+        if reason is not None:
+            conn.error("illegal", reason)
+            return
+        if g.phase is Phase.CALL:
+            await self._close_window()
+            if self.decision_seat() != seat or g.why_illegal(a) is not None:
+                conn.error("not_your_turn", "a call was made first; nothing was played for you")
+                await self._drive()
+                return
+        await self._commit(a)
+        await self._drive()
+
+    async def on_intent(self, conn: Conn, kind: str, on: bool) -> None:
+        seat = self._check_player(conn)
+        if seat is None:
+            return
+        buy, call = list(self.intents["buy"]), list(self.intents["call"])
+        mine = buy if kind == "buy" else call
+        if on:
+            if kind not in self.intents_for(seat):
+                what = "buy the discard" if kind == "buy" else "call the discard"
+                conn.error("illegal", f"you cannot ask to {what} now")
+                return
+            if seat not in mine:
+                mine.append(seat)
+        elif seat in mine:
+            mine.remove(seat)
+        self._set_intents(buy, call)
+
+    async def on_hint(self, conn: Conn) -> None:
+        seat = self._check_player(conn)
+        if seat is None:
+            return
+        legal, board = self._legal_for(seat)
+        if not legal or board is None:
+            conn.error("not_your_turn", "no decision is waiting for you")
+            return
+        action, reason = hint(board.view_for(seat), legal)
+        conn.send({"type": "hint", "action": action.to_json(), "reason": reason})
+
+    # ================================================================ applying moves =========
+    async def _commit(self, a: Action) -> None:
+        """Store, apply and broadcast one legal action."""
+        g = self.game
+        assert g is not None
+        reason = g.why_illegal(a)
+        if reason is not None:
+            raise IllegalActionError(reason)
+        ev = StoredEvent(self.version + 1, "action", {"action": a.to_json()})
+        await self.store.append(self.id, ev)
+        text, hand_ended = self._apply(a)
+        self.version = ev.version
+        event = {"seat": a.player, "action": a.to_json(), "text": text}
+        self.held.append(Held(self.version, "action", event=event))
+        if g.phase is Phase.CALL:
+            self._set_intents([], list(self.intents["call"]))
+        elif g.phase is not Phase.BUY:
+            self._set_intents([], [])
+        self._schedule()
+        self._broadcast(lambda seat: {"type": "update", "version": self.version,
+                                      "event": self._event_for(seat, event),
+                                      **self._state(seat)})
+        if hand_ended:
+            self._send_bot_events({"type": "hand_end", "scores": list(g.scores[-1])})
+        if g.over:
+            self.status = "over"
+            self._send_bot_events({"type": "game_end", "winners": list(g.winners)})
+            for b in self.bots.values():
+                close_bot(b)
+            await self.store.set_status(self.id, "over")
+            self._broadcast_lobby()
+
+    async def _choose(self, seat: int, bot: Bot | None = None) -> Action:
+        """A bot's move for ``seat`` (in a thread: an expert or external bot may think long)."""
+        g = self.game
+        assert g is not None
+        legal = g.legal_actions(seat)
+        if len(legal) == 1:
+            return legal[0]
+        b = bot or self.bots.get(seat) or self.cover_bot
+        view = g.view_for(seat)
+        try:
+            a = await asyncio.to_thread(b.choose, view, legal, self.rngs[seat])
+        except Exception:  # a broken bot is replaced for this move
+            log.exception("table %s: bot of seat %d failed; basic plays", self.id, seat)
+            a = self.cover_bot.choose(view, legal, self.rngs[seat])
+        if not g.is_legal(a):
+            a = self.cover_bot.choose(view, legal, self.rngs[seat])
+        return a
+
+    async def _resolve_step(self) -> None:
+        """One decision of a buy round or call window, answered for the seat asked: its
+        intent, its bot, or silence (a pass)."""
+        g = self.game
+        assert g is not None
+        asked = g.to_act()
+        kind = "buy" if g.phase is Phase.BUY else "call"
+        wanted = self.intents[kind]
+        if g.phase is Phase.BUY and self.rules.buy_priority == "first_call":
+            for s in wanted:  # the first to ask wins
+                if s in asked and g.is_legal(Action("buy", s)):
+                    await self._commit(Action("buy", s))
+                    return
+            for s in asked:
+                if self.bot_controlled(s):
+                    a = await self._choose(s)
+                    if a.type == "buy":
+                        await self._commit(a)
+                        return
+            await self._commit(Action("pass", asked[0]))
+            return
+        s = asked[0]
+        a = Action("pass", s)
+        if s in wanted:
+            legal = g.legal_actions(s)
+            chosen = [x for x in legal if x.type == kind and x.depth is None]
+            if chosen:
+                a = chosen[0]
+        elif self.bot_controlled(s):
+            a = await self._choose(s)
+        await self._commit(a)
+
+    async def _close_window(self) -> None:
+        g = self.game
+        assert g is not None
+        while g.phase is Phase.CALL:
+            await self._resolve_step()
+
+    async def _drive(self) -> None:
+        """Answer what nobody needs to decide by hand, then set the timers for what is next."""
+        g = self.game
+        if g is None:
+            return
+        while not g.over:
+            if g.phase is Phase.BUY:
+                await self._resolve_step()
+            elif g.phase is Phase.CALL and (self._window() is None or not any(
+                    not self.bot_controlled(s) for s in self._public().asked)):
+                await self._resolve_step()  # no person could call: close at once
+            else:
+                break
+        self._schedule()
+
+    def _schedule(self) -> None:
+        g = self.game
+        if g is None or g.over:
+            self._cancel_timers()
+            return
+        seat = self.decision_seat()
+        # a bot's (or a covered seat's) move after its think time
+        key = (self.version, -1 if seat is None else seat)
+        if seat is not None and self.bot_controlled(seat):
+            if self._bot_key != key:
+                if self._bot_timer is not None:
+                    self._bot_timer.cancel()
+                self._bot_key = key
+                self._bot_timer = self._later(self.settings.bot_think, self._bot_move, seat,
+                                              self.version)
+        elif self._bot_timer is not None:
+            self._bot_timer.cancel()
+            self._bot_timer, self._bot_key = None, None
+        # the turn timer runs while one human seat keeps the decision
+        human = seat if seat is not None and not self.bot_controlled(seat) else None
+        if g.phase is not Phase.BUY and human != self._turn_seat:
+            if self._turn_timer is not None:
+                self._turn_timer.cancel()
+            self._turn_timer, self._turn_deadline, self._turn_seat = None, None, human
+            if human is not None and self.turn_timer:
+                loop = asyncio.get_running_loop()
+                self._turn_deadline = loop.time() + self.turn_timer
+                self._turn_timer = self._later(self.turn_timer, self._turn_timeout, human,
+                                               self._turn_deadline)
+        # the buy timer: how long intents are taken after a discard
+        window = self._buy_window_open() or g.phase is Phase.CALL
+        if window and self.buy_timer and self._buy_key != self.version \
+                and self._window_closed_at != self.version:
+            if self._buy_timer is not None:
+                self._buy_timer.cancel()
+            self._buy_key = self.version
+            self._buy_deadline = asyncio.get_running_loop().time() + self.buy_timer
+            self._buy_timer = self._later(self.buy_timer, self._buy_timeout, self.version)
+        elif not window and self._buy_timer is not None:
+            self._buy_timer.cancel()
+            self._buy_timer, self._buy_key, self._buy_deadline = None, None, None
+
+    def _cancel_timers(self) -> None:
+        for h in (self._bot_timer, self._turn_timer, self._buy_timer):
+            if h is not None:
+                h.cancel()
+        self._bot_timer = self._turn_timer = self._buy_timer = None
+        self._bot_key = self._buy_key = None
+        self._turn_seat = None
+        self._turn_deadline = self._buy_deadline = None
+
+    async def _bot_move(self, seat: int, version: int) -> None:
+        if self.version != version or self.decision_seat() != seat \
+                or not self.bot_controlled(seat):
+            return
+        self._bot_key = None
+        g = self.game
+        assert g is not None
+        if g.phase is Phase.CALL:
+            await self._close_window()
+        if not g.over and seat in g.to_act() and g.phase is not Phase.BUY:
+            await self._commit(await self._choose(seat))
+        await self._drive()
+
+    async def _turn_timeout(self, seat: int, deadline: float) -> None:
+        if self._turn_seat != seat or self._turn_deadline != deadline:
+            return
+        g = self.game
+        assert g is not None
+        self._turn_timer = None
+        steps = 0
+        # the basic bot finishes the seat's move (its whole turn, if it is the player on turn)
+        while not g.over and self.decision_seat() == seat and steps < MAX_BOT_STEPS:
+            if g.phase is Phase.CALL:
+                await self._close_window()
+                continue
+            await self._commit(await self._choose(seat, self.cover_bot))
+            steps += 1
+            while g.phase is Phase.BUY:
+                await self._resolve_step()
+        self._turn_seat = None
+        self._turn_deadline = None
+        await self._drive()
+
+    async def _buy_timeout(self, version: int) -> None:
+        if self.version != version:
+            return
+        self._buy_timer, self._buy_deadline = None, None
+        self._window_closed_at = version
+        g = self.game
+        assert g is not None
+        if g.phase is Phase.CALL:
+            await self._close_window()
+            await self._drive()
+            return
+        # the buy window closes: the intents announced stand and are resolved when the player
+        # draws; new ones are refused (intents_for is empty from now on)
+
+    # ================================================================ records ===============
+    def record(self) -> dict[str, Any]:
+        assert self.game is not None
+        return self.game.record()
