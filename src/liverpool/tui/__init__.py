@@ -1,0 +1,51 @@
+"""``liverpool play``: a game in the terminal against the computer, as a Textual app or, with
+``--plain`` (or when the terminal is not interactive), as plain lines for screen readers and
+pipes. The game is saved as a record after every action; ``--resume`` goes on from one.
+
+Domain words: *session* (``session.Session``: the game, the seats, the record file), *app*
+(``app.PlayApp``), *plain mode* (``plain.PlainUI``), *watch* (``watch``: stepping through a
+finished game).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..rules import RuleSet
+from .session import Session, SessionError
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, object]:
+    from ..cli import parse_overrides
+    return parse_overrides(getattr(args, "override", None) or [])
+
+
+def open_session(args: argparse.Namespace) -> Session:
+    if getattr(args, "resume", None):
+        return Session.resume(args.resume, save=args.save, bots=None, name=args.name)
+    rules = RuleSet.preset(args.rules, _overrides(args))
+    return Session.new(rules, args.players, args.bots, args.name, args.seed, args.save)
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        session = open_session(args)
+    except SessionError as e:
+        print(f"liverpool play: {e}", file=sys.stderr)
+        return 2
+    plain = bool(getattr(args, "plain", False))
+    if not plain and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("liverpool play: not a terminal, using the plain line mode (--plain)",
+              file=sys.stderr)
+        plain = True
+    if plain:
+        from .plain import run_plain
+        return run_plain(session, sys.stdin, sys.stdout)
+    from .app import PlayApp
+    try:
+        PlayApp(session).run()
+    finally:
+        session.close()
+    print(session.saved_message())
+    return 0

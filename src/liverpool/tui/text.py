@@ -1,0 +1,238 @@
+"""Words and pictures of the table for the terminal: cards with suit symbols and colours, hands
+sorted by suit or by rank, melds with each wild marked by the card it stands for, menu labels for
+actions, and arrangements of a meld's cards (where the wilds of a run go).
+
+Domain words: *card face* (``7♥``), *sort order* (``suit`` or ``rank``), *wild* (a joker, or a 2
+where 2s are wild), *stands for* (the card a wild plays in a run, or the rank in a set),
+*arrangement* (one order of a meld's cards the engine may accept).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import permutations
+
+from rich.text import Text
+
+from ..actions import Action
+from ..cards import JOKER, RANK_NAMES, Card, card_str, is_wild, rank_of, suit_of
+from ..engine import SeatView
+from ..melds import SET, Meld
+
+SUIT_SYMBOLS = "♠♥♦♣"
+SUIT_STYLES = ("bold white", "bold red", "bold red", "bold white")
+JOKER_STYLE = "bold magenta"
+
+
+def face(card: Card) -> str:
+    """``7♥``, ``10♠``, ``JK``."""
+    if card == JOKER:
+        return "JK"
+    return RANK_NAMES[rank_of(card)] + SUIT_SYMBOLS[suit_of(card)]
+
+
+def card_style(card: Card, deuces_wild: bool = False) -> str:
+    if card == JOKER or is_wild(card, deuces_wild):
+        return JOKER_STYLE
+    return SUIT_STYLES[suit_of(card)]
+
+
+def card_text(card: Card, deuces_wild: bool = False) -> Text:
+    return Text(face(card), style=card_style(card, deuces_wild))
+
+
+def sort_hand(cards: Iterable[Card], order: str, deuces_wild: bool = False) -> list[Card]:
+    """``suit``: S H D C then A..K; ``rank``: A..K then S H D C. Wilds last either way."""
+    def key(c: Card) -> tuple[int, int, int]:
+        wild = 1 if is_wild(c, deuces_wild) else 0
+        if c == JOKER:
+            return (1, 99, 99)
+        if order == "rank":
+            return (wild, rank_of(c), suit_of(c))
+        return (wild, suit_of(c), rank_of(c))
+    return sorted(cards, key=key)
+
+
+def stands_for_label(meld: Meld, place: int) -> str:
+    """What the wild at ``place`` stands for: a card in a run, a rank in a set."""
+    if meld.kind == SET:
+        return RANK_NAMES[meld.key]
+    c = meld.stands_for(place)
+    return face(c)
+
+
+def meld_text(meld: Meld, deuces_wild: bool = False, plain: bool = False) -> Text:
+    """A meld with each wild marked: ``4♣ 5♣ JK(6♣) 7♣``; plain: ``4C 5C JK(6C) 7C``."""
+    out = Text()
+    for place, c in enumerate(meld.cards):
+        if place:
+            out.append(" ")
+        name = card_str(c) if plain else face(c)
+        style = "" if plain else card_style(c, deuces_wild)
+        natural_deuce = (deuces_wild and c != JOKER and meld.kind != SET
+                         and meld.stands_for(place) == c)
+        if is_wild(c, deuces_wild) and not natural_deuce and not (
+                meld.kind == SET and meld.key == 2 and c != JOKER):
+            sub = stands_for_label(meld, place)
+            if plain and meld.kind != SET:
+                sub = card_str(meld.stands_for(place))
+            out.append(f"{name}({sub})", style=style)
+        else:
+            out.append(name, style=style)
+    return out
+
+
+def cards_plain(cards: Iterable[Card]) -> str:
+    return " ".join(card_str(c) for c in cards)
+
+
+def action_label(a: Action, players: Sequence[str], plain: bool = False) -> str:
+    """A short menu label for one of the player's legal actions (``plain``: cards as 7H)."""
+    name = card_str if plain else face
+    t = a.type
+    if t == "lay_off" and a.card is not None:
+        end = f" ({a.end} end)" if a.end else ""
+        return f"lay {name(a.card)} on meld {a.meld}{end}"
+    if t == "swap_joker" and a.card is not None:
+        wild = f" (the {name(a.wild)})" if a.wild is not None else ""
+        return f"swap {name(a.card)} for the wild{wild} in meld {a.meld}"
+    if t == "buy":
+        return "buy the top card" if not a.depth or a.depth == 1 else \
+            f"buy {a.depth} cards deep"
+    if t == "call":
+        where = f" onto meld {a.meld}" if a.meld is not None else ""
+        return f"call{where}" + (f" ({a.end} end)" if a.end else "")
+    if t == "go_down" and a.melds:
+        return "go down: " + " | ".join(" ".join(name(c) for c in m) for m in a.melds)
+    if t == "discard" and a.card is not None:
+        return f"discard {name(a.card)}"
+    if t == "give" and a.card is not None:
+        return f"give {name(a.card)}"
+    return t.replace("_", " ")
+
+
+def arrangements(cards: Sequence[Card], deuces_wild: bool = False,
+                 limit: int = 64) -> list[tuple[Card, ...]]:
+    """Orders of ``cards`` worth offering the engine as one meld: the cards as a run low to
+    high with the wilds filling gaps and any spare wilds at the high end, then the low end;
+    then the order given, the set order, and (for few cards) every other order. The engine
+    decides which is legal; this only saves the player from ordering cards by hand."""
+    out: list[tuple[Card, ...]] = []
+
+    def add(t: tuple[Card, ...]) -> None:
+        if t not in out and len(out) < limit:
+            out.append(t)
+
+    wild_pool = [c for c in cards if is_wild(c, deuces_wild)]
+    naturals = [c for c in cards if not is_wild(c, deuces_wild)]
+    # with 2s wild, a 2 of the run's suit may also stand in its own place
+    variants = [(naturals, wild_pool)]
+    if deuces_wild:
+        deuces = [c for c in wild_pool if c != JOKER]
+        if deuces:
+            variants.append((naturals + deuces, [c for c in wild_pool if c == JOKER]))
+    for nat, wilds in variants:
+        for run in _runs(nat, wilds):
+            add(run)
+    add(tuple(cards))
+    add(tuple(sorted(cards, key=lambda c: (c == JOKER, suit_of(c), c))))
+    if len(cards) <= 5 and len(out) < limit:
+        for p in permutations(cards):
+            add(p)
+    return out
+
+
+def _runs(naturals: Sequence[Card], wilds: Sequence[Card]) -> list[tuple[Card, ...]]:
+    if not naturals:
+        return []
+    suits = {suit_of(c) for c in naturals}
+    if len(suits) != 1:
+        return []
+    ranks = sorted(rank_of(c) for c in naturals)
+    options = [ranks]
+    if 1 in ranks:
+        options.append(sorted(14 if r == 1 else r for r in ranks))
+    found: list[tuple[Card, ...]] = []
+    for rs in options:
+        if len(set(rs)) != len(rs):
+            continue
+        by_rank = {(14 if rank_of(c) == 1 and 14 in rs else rank_of(c)): c for c in naturals}
+        lo, hi = rs[0], rs[-1]
+        gaps = (hi - lo + 1) - len(rs)
+        spare = len(wilds) - gaps
+        if spare < 0:
+            continue
+        pool = list(wilds)
+        body: list[Card] = []
+        for r in range(lo, hi + 1):
+            body.append(by_rank[r] if r in by_rank else pool.pop())
+        for low in range(spare + 1):  # spare wilds at the high end first, then the low end
+            high = spare - low
+            if lo - low < 1 or hi + high > 14:
+                continue
+            found.append(tuple(pool[:low] + body + pool[low:low + high]))
+    return found
+
+
+def question(view: SeatView, legal: Sequence[Action]) -> str:
+    """The decision the seat is asked, in words, from its view and legal actions."""
+    types = {a.type for a in legal}
+    players = view.players
+    top = card_str(view.discard[-1]) if view.discard else None
+    ph = view.phase
+    if ph == "cut":
+        return "Cut the deck."
+    if ph == "draw":
+        if view.floating[view.seat]:
+            return "You are floating: draw from the stock."
+        if "take_discard" in types:
+            return f"Your turn: take the discard {top} or draw from the stock."
+        return "Your turn: draw from the stock."
+    if ph == "buy":
+        pen = view.ruleset.penalty_cards
+        return f"Buy {top}? (+{pen} penalty card{'s' if pen != 1 else ''}; buys used " \
+               f"{view.buys[view.seat]})"
+    if ph == "call":
+        who = players[view.discarder] if view.discarder is not None else "?"
+        if "call" in types:
+            return f"{who}'s discard {top} fits a meld: call it or pass?"
+        return f"{who}'s discard {top} fits a meld; you cannot call it: pass."
+    if ph == "give":
+        who = players[view.discarder] if view.discarder is not None else "?"
+        return f"Give {who} one card of your choice."
+    if ph == "bonus":
+        return f"You called {top}: lay off one card if you like, then discard."
+    if ph == "play":
+        parts = []
+        if view.gd_swaps:
+            return "Go down now, using the wild you swapped."
+        if "go_down" in types:
+            parts.append("go down")
+        if "lay_off" in types:
+            parts.append("lay off")
+        if "swap_joker" in types:
+            parts.append("swap a joker")
+        if "borrow" in types:
+            parts.append("borrow")
+        if view.need_layoff:
+            return "Lay off at least one card (you did not draw)."
+        if view.must_play:
+            return f"Play the wild you took ({cards_plain(view.must_play)}) before discarding."
+        parts.append("discard")
+        return "Your play: " + ", ".join(parts) + "."
+    return ""
+
+
+_VERBS = {"draws": "draw", "lays": "lay", "takes": "take", "buys": "buy", "goes": "go",
+          "swaps": "swap", "borrows": "borrow", "discards": "discard", "calls": "call",
+          "gives": "give", "cuts": "cut"}
+
+
+def second_person(line: str, name: str) -> str:
+    """A narrated line about the person named "You" in good grammar: "You draws" → "You
+    draw"; lines about anyone else are left alone."""
+    if name != "You" or not line.startswith("You "):
+        return line
+    words = line.split(" ")
+    words[1] = _VERBS.get(words[1], words[1])
+    return " ".join(words).replace(" and goes out", " and go out")

@@ -1,0 +1,215 @@
+"""Pieces of the terminal table shared by play and watch: the players panel, the melds on the
+table grouped by owner, the pile, a hand of cards with a cursor and a selection, the score sheet,
+and two small modal screens (a menu of choices, a notice to read and close).
+
+Domain words: *panel* (one box of the screen), *cursor* (the card the arrow keys are on),
+*selection* (cards marked with space, for a meld), *menu* (numbered choices), *notice* (a
+hand's result, the score sheet, help).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from ..cards import Card, card_str
+from ..engine import SeatView
+from .session import HandResult
+from .text import card_style, card_text, face, meld_text
+
+
+def players_table(view: SeatView, hand_sizes: Sequence[int] | None = None,
+                  bots: Sequence[str | None] | None = None) -> Table:
+    """Every player's name, cards held, down or not, buys used, running total."""
+    t = Table(expand=True, box=None, padding=(0, 1), show_edge=False)
+    t.add_column("", width=2)
+    t.add_column("player", ratio=3, no_wrap=True)
+    t.add_column("cards", justify="right")
+    t.add_column("down", justify="center")
+    t.add_column("buys", justify="right")
+    t.add_column("total", justify="right")
+    sizes = hand_sizes if hand_sizes is not None else view.hand_sizes
+    acting = set(view.to_act)
+    for s, name in enumerate(view.players):
+        mark = "▶" if s in acting else ""
+        label = Text(name, style="bold" if s == view.seat else "")
+        if s == view.dealer:
+            label.append(" (deals)", style="dim")
+        if bots is not None and bots[s]:
+            label.append(f" {bots[s]}", style="dim italic")
+        n = sizes[s]
+        count = Text(str(n), style="bold red" if n == 1 else "")
+        if n == 1:
+            count.append(" one card!", style="bold red")
+        down = "✔" if view.down[s] else ("float" if view.floating[s] else "·")
+        t.add_row(mark, label, count, down, str(view.buys[s]), str(view.totals[s]))
+    return t
+
+
+def melds_panel(view: SeatView) -> RenderableType:
+    """The table's melds grouped by owner, numbered in table order, wilds marked."""
+    if not view.melds:
+        return Text("No melds on the table yet.", style="dim")
+    deuces = view.ruleset.deuces_wild
+    lines: list[Text] = []
+    for owner, name in enumerate(view.players):
+        mine = [(i, m) for i, m in enumerate(view.melds) if m.owner == owner]
+        if not mine:
+            continue
+        lines.append(Text(f"{name}:", style="bold"))
+        for i, m in mine:
+            line = Text(f"  [{i}] {m.kind:<3} ")
+            line.append_text(meld_text(m, deuces))
+            lines.append(line)
+    return Group(*lines)
+
+
+def pile_text(view: SeatView) -> Text:
+    out = Text("Discard: ")
+    if view.discard:
+        out.append_text(card_text(view.discard[-1], view.ruleset.deuces_wild))
+        if len(view.discard) > 1 and view.ruleset.deep_pickup:
+            below = " ".join(face(c) for c in reversed(view.discard[-4:-1]))
+            out.append(f" (below: {below})", style="dim")
+    else:
+        out.append("empty", style="dim")
+    out.append(f"    Stock: {view.stock_size}")
+    return out
+
+
+def hand_text(cards: Sequence[Card], cursor: int | None, selected: set[int],
+              deuces_wild: bool, taken: Card | None = None) -> Text:
+    """The hand as a row of cards; the cursor's card reversed, selected cards underlined on
+    blue, and the card taken from the pile this turn starred."""
+    out = Text()
+    if not cards:
+        out.append("(no cards)", style="dim")
+    for i, c in enumerate(cards):
+        style = card_style(c, deuces_wild)
+        if i in selected:
+            style += " underline on blue"
+        if i == cursor:
+            style += " reverse"
+        out.append(f" {face(c)} ", style=style)
+        out.append(" ")
+    if taken is not None and taken in cards:
+        out.append(f"  (took {card_str(taken)})", style="dim")
+    return out
+
+
+def score_table(players: Sequence[str], scores: Sequence[Sequence[int]],
+                totals: Sequence[int], winners: Sequence[int] = ()) -> Table:
+    t = Table(title="Score sheet", expand=False)
+    t.add_column("hand", justify="right")
+    for s, name in enumerate(players):
+        t.add_column(name + (" ★" if s in winners else ""), justify="right")
+    for i, row in enumerate(scores, 1):
+        t.add_row(str(i), *map(str, row))
+    t.add_row("total", *map(str, totals), style="bold")
+    return t
+
+
+def hand_result_view(players: Sequence[str], r: HandResult, deuces_wild: bool) -> Group:
+    who = " and ".join(players[s] for s in r.out) if r.out else "No one"
+    t = Table(title=f"Hand {r.number} is over: {who} went out", expand=False)
+    t.add_column("player")
+    t.add_column("cards left")
+    t.add_column("points", justify="right")
+    t.add_column("total", justify="right")
+    for s, name in enumerate(players):
+        left = Text()
+        for c in r.left[s]:
+            left.append_text(card_text(c, deuces_wild))
+            left.append(" ")
+        if not r.left[s]:
+            left.append("out" if s in r.out else "none", style="green")
+        t.add_row(name, left, str(r.points[s]), str(r.totals[s]))
+    return Group(t, Text("Enter: go on", style="dim"))
+
+
+class Menu(ModalScreen[int | None]):
+    """Numbered choices: a digit picks at once, arrows and Enter too, Escape cancels."""
+
+    DEFAULT_CSS = """
+    Menu { align: center middle; }
+    Menu > Vertical { width: 80%; max-width: 100; height: auto; max-height: 80%;
+                      border: round $accent; background: $surface; padding: 0 1; }
+    Menu OptionList { height: auto; max-height: 20; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "cancel")]
+
+    def __init__(self, title: str, labels: Sequence[str | Text]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.labels = list(labels)
+
+    def compose(self) -> ComposeResult:
+        options = []
+        for i, label in enumerate(self.labels):
+            key = str(i + 1) if i < 9 else " "
+            prompt = Text(f"{key}  ")
+            prompt.append_text(label if isinstance(label, Text) else Text(label))
+            options.append(Option(prompt))
+        with Vertical():
+            yield Static(Text(self.title_text, style="bold"))
+            yield OptionList(*options)
+            yield Static(Text("digit or arrows + Enter to choose, Escape to cancel",
+                              style="dim"))
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        key = event.key
+        if len(key) == 1 and key.isdigit() and key != "0":
+            i = int(key) - 1
+            if i < len(self.labels):
+                event.stop()
+                self.dismiss(i)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option_index)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class Notice(ModalScreen[bool]):
+    """Something to read (a hand's result, the score sheet, help); Enter or Escape closes it,
+    ``q`` closes it asking to quit."""
+
+    DEFAULT_CSS = """
+    Notice { align: center middle; }
+    Notice > Vertical { width: auto; max-width: 90%; height: auto; max-height: 90%;
+                        border: round $accent; background: $surface; padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "close", "close"), Binding("escape", "close", "close"),
+        Binding("space", "close", "close"), Binding("tab", "close", "close"),
+                Binding("q", "quit_game", "quit")]
+
+    def __init__(self, body: RenderableType) -> None:
+        super().__init__()
+        self.body = body
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.body)
+
+    def action_close(self) -> None:
+        self.dismiss(False)
+
+    def action_quit_game(self) -> None:
+        self.dismiss(True)

@@ -1,0 +1,334 @@
+"""The terminal app of ``liverpool play``, driven headless with Textual's Pilot through a whole
+hand on a stacked deck: an illegal go-down refused with the engine's reason, a buy, going down
+with melds picked card by card, laying off (choosing the meld and the end), a joker swap, going
+out, the hand's result and the score sheet; also the suggested go-down, the hint, the sort
+toggle, the one-card warning and the replay watcher."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+from conftest import C, stacked_game
+from rich.console import Console
+from rich.text import Text
+from textual.widgets import RichLog, Static
+
+from liverpool.actions import Action
+from liverpool.cards import parse_card
+from liverpool.engine import Game, SeatView
+from liverpool.record import replay
+from liverpool.tui.app import PlayApp
+from liverpool.tui.session import Session
+from liverpool.tui.watch import Replayer, WatchApp
+from liverpool.tui.widgets import Menu, Notice
+
+HANDS = ["7H 7S 4C 5C 7C JK 8C 9C 3C 2C KD",  # You (seat 0) plays first: Cy deals
+         "7D KH KS QH QS JD 10D 9D 9H 8H 6H",  # Bob discards the 7D You buy
+         "KC QC JC 10S 9S 8S 6S 5S 4S 3S 2S"]
+# stock: You draw JH; Bob 4H; your penalty card 10C; Cy 5H; You 6C
+STOCK = "JH 4H 10C 5H 6C"
+
+
+class ScriptBot:
+    """A bot for stacked scenarios: draws, passes, and discards the planned cards in order
+    (else its lowest card)."""
+
+    name = "script"
+
+    def __init__(self, discards: Sequence[str] = ()) -> None:
+        self.plan = [parse_card(c) for c in discards]
+
+    def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        by: dict[str, list[Action]] = {}
+        for a in legal:
+            by.setdefault(a.type, []).append(a)
+        for t in ("draw", "pass"):
+            if t in by:
+                return by[t][0]
+        if "discard" in by:
+            if self.plan:
+                for a in by["discard"]:
+                    if a.card == self.plan[0]:
+                        self.plan.pop(0)
+                        return a
+            return by["discard"][0]
+        return legal[0]
+
+
+def scenario_game() -> Game:
+    return stacked_game("classic", HANDS, "AH", STOCK, dealer=2, overrides={"hands": [2]},
+                        contract_no=2, names=["You", "Bob", "Cy"])
+
+
+def scenario_session(tmp_path: Path) -> Session:
+    game = scenario_game()
+    return Session(game, 0, [None, "script", "script"], tmp_path / "game.json", bot_seed=1,
+                   bots=[None, ScriptBot(["7D"]), ScriptBot()])
+
+
+def text_of(widget: Static) -> str:
+    """What a Static shows, as plain text."""
+    console = Console(width=200, record=True, file=io.StringIO())
+    content = widget.content
+    console.print(content if not isinstance(content, str) else Text.from_markup(content))
+    return console.export_text()
+
+
+def prompt_of(app: PlayApp) -> str:
+    return text_of(app.query_one("#prompt", Static))
+
+
+async def point_at(pilot: object, app: PlayApp, card: str) -> None:
+    """Move the cursor onto ``card`` with the arrow keys."""
+    cards = app.shown_hand()
+    target = cards.index(parse_card(card))
+    await pilot.press("home", *(["right"] * target))  # type: ignore[attr-defined]
+    assert app.card_at_cursor() == parse_card(card)
+
+
+async def select(pilot: object, app: PlayApp, cards: str) -> None:
+    for c in cards.split():
+        await point_at(pilot, app, c)
+        await pilot.press("space")  # type: ignore[attr-defined]
+
+
+async def test_a_whole_hand_with_the_keyboard(tmp_path: Path) -> None:
+    session = scenario_session(tmp_path)
+    game = session.game
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(150, 50)) as pilot:
+        await pilot.pause()
+        assert session.human_to_act() and game.phase.value == "draw"
+        assert "take the discard AH or draw" in prompt_of(app)
+        await pilot.press("d")  # draw from the stock (the bots pass the opening upcard)
+        await pilot.pause()
+        assert parse_card("JH") in session.view().hand
+
+        # an illegal go-down: the engine's reason is shown, nothing changes
+        await pilot.press("g")
+        await select(pilot, app, "7H 7S 4C")
+        await pilot.press("m")
+        composed = app.pending[0][app.choice[0]]
+        expected = game.why_illegal(Action("go_down", 0, melds=(composed,)))
+        assert expected
+        before = len(game.actions)
+        await pilot.press("enter")
+        assert app.errors[-1] == expected
+        assert expected in prompt_of(app).replace("\n", " ")
+        assert len(game.actions) == before
+        await pilot.press("escape")
+        assert not app.composing
+
+        await point_at(pilot, app, "KD")
+        await pilot.press("d")  # discard KD; Bob draws and discards 7D, Cy draws: the buy
+        await pilot.pause()
+        assert game.phase.value == "buy" and session.human_to_act()
+        assert "Buy 7D?" in prompt_of(app)
+        await pilot.press("b")
+        await pilot.pause()
+        assert parse_card("7D") in session.view().hand
+        assert parse_card("10C") in session.view().hand  # the penalty card
+        assert session.view().buys[0] == 1
+        log = app.query_one("#log", RichLog)
+        assert any("You buy 7D (+1 penalty card)" in line.text for line in log.lines)
+
+        # second turn: draw 6C, go down with melds picked card by card
+        assert game.phase.value == "draw" and session.human_to_act()
+        await pilot.press("d")
+        await pilot.pause()
+        assert parse_card("6C") in session.view().hand
+        await pilot.press("g")
+        await select(pilot, app, "7H 7S 7D")
+        await pilot.press("m")
+        await select(pilot, app, "4C 5C 7C JK")
+        await pilot.press("m")
+        assert app.pending[1][app.choice[1]] == tuple(C("4C 5C JK 7C"))  # the joker is 6C
+        await pilot.press("enter")
+        await pilot.pause()
+        view = session.view()
+        assert view.down[0]
+        assert [m.cards for m in view.melds] == [tuple(C("7S 7H 7D")), tuple(C("4C 5C JK 7C"))]
+        assert "JK(6♣)" in text_of(app.query_one("#melds", Static))
+
+        # lay 8C off: choose the meld from the menu
+        await point_at(pilot, app, "8C")
+        await pilot.press("l")
+        await pilot.pause()
+        assert isinstance(app.screen, Menu)
+        await pilot.press("2")  # meld [1], the run
+        await pilot.pause()
+        assert session.view().melds[1].cards == tuple(C("4C 5C JK 7C 8C"))
+
+        # an illegal lay-off: 9C on the set of sevens, the engine's reason shown
+        await point_at(pilot, app, "9C")
+        await pilot.press("l", "1")
+        await pilot.pause()
+        reason = game.why_illegal(Action("lay_off", 0, card=parse_card("9C"), meld=0))
+        assert reason and app.errors[-1] == reason
+
+        # swap 6C for the joker, then play the joker on the set
+        await point_at(pilot, app, "6C")
+        await pilot.press("j", "2")
+        await pilot.pause()
+        view = session.view()
+        assert view.melds[1].cards == tuple(C("4C 5C 6C 7C 8C"))
+        assert parse_card("JK") in view.hand and view.must_play == (parse_card("JK"),)
+        await point_at(pilot, app, "JK")
+        await pilot.press("l", "1")
+        await pilot.pause()
+        assert session.view().melds[0].cards.count(parse_card("JK")) == 1
+        for card, meld in (("9C", "2"), ("10C", "2"), ("3C", "2"), ("2C", "2")):
+            await point_at(pilot, app, card)
+            await pilot.press("l", meld)
+            await pilot.pause()
+        assert session.view().melds[1].cards == tuple(C("2C 3C 4C 5C 6C 7C 8C 9C 10C"))
+        assert list(session.view().hand) == C("JH")
+
+        # going out with the last discard: the hand's result, then the game's end
+        await pilot.press("home", "d")
+        await pilot.pause()
+        assert isinstance(app.screen, Notice)
+        result = text_of(app.screen.query_one(Static))
+        assert "Hand 1 is over: You went out" in result
+        assert game.scores == [[0, game.scores[0][1], game.scores[0][2]]]
+        assert str(game.scores[0][1]) in result and "Score sheet" in result
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, Notice)  # the game's end: winner and score sheet
+        end = text_of(app.screen.query_one(Static))
+        assert "Winner: You" in end and "total" in end
+        await pilot.press("enter")
+        await pilot.press("tab")  # the score sheet on demand
+        await pilot.pause()
+        assert isinstance(app.screen, Notice)
+        assert "Score sheet" in text_of(app.screen.query_one(Static))
+        await pilot.press("tab")
+        await pilot.pause()
+        assert not isinstance(app.screen, Notice)
+        assert "Game over" in prompt_of(app)
+
+    # the record on disk is the whole game and replays
+    rec = json.loads((tmp_path / "game.json").read_text())
+    assert len(rec["actions"]) == len(game.actions)
+    done = replay(rec)
+    assert done.error is None and done.game.over and done.game.winners == (0,)
+
+
+async def test_accept_the_suggested_go_down_and_hint(tmp_path: Path) -> None:
+    session = scenario_session(tmp_path)
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(150, 50)) as pilot:
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause()
+        suggested = [a for a in session.legal() if a.type == "go_down"]
+        assert suggested  # the deal already holds a set and a run
+        await pilot.press("h")
+        hint = session.hint()
+        assert hint is not None and hint[1] in prompt_of(app)
+        await pilot.press("g")
+        assert "suggested" in text_of(app.query_one("#compose", Static))
+        await pilot.press("a")
+        await pilot.pause()
+        view = session.view()
+        assert view.down[0]
+        assert [m.cards for m in view.melds] == [tuple(m) for m in suggested[0].melds or ()]
+
+
+async def test_sort_toggle_and_pace_keys(tmp_path: Path) -> None:
+    session = scenario_session(tmp_path)
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(150, 50)) as pilot:
+        await pilot.pause()
+        by_suit = app.shown_hand()
+        await pilot.press("o")
+        by_rank = app.shown_hand()
+        assert sorted(by_suit) == sorted(by_rank) and by_suit != by_rank
+        ranks = [c % 13 for c in by_rank if c != 52]
+        assert ranks == sorted(ranks)
+        assert "sorted by rank" in app.query_one("#hand", Static).border_title
+        await pilot.press("f")
+        assert app.pace_index == 1
+
+
+async def test_bots_play_at_a_pace_until_the_person_is_asked(tmp_path: Path) -> None:
+    game = scenario_game()
+    # the person sits at seat 2 this time: Bob and You... the bots move first, on a timer
+    session = Session(game, 2, ["script", "script", None], tmp_path / "g.json", bot_seed=1,
+                      bots=[ScriptBot(), ScriptBot(), None])
+    app = PlayApp(session, pace=0.01)
+    async with app.run_test(size=(150, 50)) as pilot:
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if session.human_to_act():
+                break
+        assert session.human_to_act()
+        log = app.query_one("#log", RichLog)
+        assert any("draws from the stock" in line.text for line in log.lines)
+
+
+async def test_one_card_left_warning(tmp_path: Path) -> None:
+    # Bob can go down at once and keep a single card
+    hands = ["KD QD JD 9S 8S 6S 5H 4H 3H 2D 10H",
+             "7D 7S 7H 4C 5C 6C 7C 8C 9C 10C QH",
+             "KC QC JC 10S 9D 8D 6D 5D 4D 3D 2S"]
+    game = stacked_game("classic", hands, "AH", "JH 4H 10C 5H 6H", dealer=2,
+                        overrides={"hands": [2]}, contract_no=2, names=["You", "Bob", "Cy"])
+
+    class GoDownBot(ScriptBot):
+        def choose(self, view: SeatView, legal: Sequence[Action],
+                   rng: random.Random) -> Action:
+            for a in legal:
+                if a.type == "go_down":
+                    return Action("go_down", view.seat, melds=(
+                        tuple(C("7D 7S 7H")), tuple(C("4C 5C 6C 7C 8C 9C 10C"))))
+            return super().choose(view, legal, rng)
+
+    session = Session(game, 0, [None, "script", "script"], tmp_path / "g.json", bot_seed=1,
+                      bots=[None, GoDownBot(["QH"]), ScriptBot()])
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(150, 50)) as pilot:
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause()
+        await point_at(pilot, app, "KD")
+        await pilot.press("d")
+        await pilot.pause()
+        assert session.view().hand_sizes[1] == 1
+        log = app.query_one("#log", RichLog)
+        assert any("Bob has one card left" in line.text for line in log.lines)
+        assert "one card!" in text_of(app.query_one("#players", Static))
+
+
+async def test_watch_steps_through_a_record(tmp_path: Path) -> None:
+    from liverpool.cli import main as cli_main
+    rec_path = tmp_path / "demo.json"
+    assert cli_main(["demo", "--seed", "3", "--quiet", "--record", str(rec_path)]) == 0
+    rec = json.loads(rec_path.read_text())
+    replayer = Replayer(rec)
+    assert replayer.error is None and len(replayer.actions) == len(rec["actions"])
+    game = replayer.final
+    assert game.over
+    app = WatchApp(replayer, "demo.json")
+    async with app.run_test(size=(150, 50)) as pilot:
+        await pilot.press("right", "right", "right")
+        assert app.step == 3
+        await pilot.press("left")
+        assert app.step == 2
+        await pilot.press("pagedown")
+        assert app.step == replayer.hand_starts[1]
+        await pilot.press("end")
+        await pilot.pause()
+        assert app.step == len(replayer.actions)
+        shown = text_of(app.query_one("#melds", Static))
+        assert "Winner" in shown and "Score sheet" in shown
+        # stepping back rebuilds the same state as a fresh replay of the prefix
+        await pilot.press("home")
+        for _ in range(30):
+            await pilot.press("right")
+        fresh = Replayer({**rec, "actions": rec["actions"][:30]}).final
+        assert replayer.at(30).snapshot() == fresh.snapshot()
