@@ -1,0 +1,223 @@
+"""The plain line mode of ``liverpool play --plain``, through its stdin and stdout: a stacked hand
+played with typed commands (an illegal one refused with the engine's reason), a whole 7-hand
+game against three basic bots typed command by command, saving as it goes, ``--resume``, and
+clear refusals of bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+from test_tui import ScriptBot, scenario_game, scenario_session
+
+from liverpool.actions import Action
+from liverpool.bots import BasicBot
+from liverpool.cards import card_str, parse_cards
+from liverpool.record import replay
+from liverpool.rules import RuleSet
+from liverpool.tui.plain import run_plain
+from liverpool.tui.session import Session, seat_file_for
+
+ROOT = Path(__file__).resolve().parents[1]
+LIVERPOOL = [sys.executable, "-m", "liverpool.cli"]
+
+
+def run_lines(session: Session, lines: list[str]) -> str:
+    out = io.StringIO()
+    assert run_plain(session, io.StringIO("".join(f"{x}\n" for x in lines)), out) == 0
+    return out.getvalue()
+
+
+def test_a_stacked_hand_typed_line_by_line(tmp_path: Path) -> None:
+    session = scenario_session(tmp_path)
+    game = session.game
+    bad = Action("go_down", 0, melds=(tuple(parse_cards("7H 7S 4C")),))
+    text = run_lines(session, [
+        "draw",
+        "frobnicate",
+        "discard",
+        "down 7H 7S 4C",  # checked after the draw: an illegal go-down
+        "discard KD",
+        "buy",
+        "draw",
+        "down 7H 7S 7D / JK 4C 5C 7C",  # the joker's place is found: it stands for 6C
+        "lay 8C 1",
+        "lay 9C 0",
+        "swap 6C 1",
+        "lay JK 0",
+        "lay 9C 1", "lay 10C 1", "lay 3C 1", "lay 2C 1",
+        "scores",
+        "discard JH",
+    ])
+    assert "Not understood: unknown command 'frobnicate'" in text
+    assert "Not understood: write discard CARD" in text
+    # the refusal is the engine's reason for the go-down as typed
+    fresh = scenario_game()
+    fresh.apply(Action("draw", 0))
+    while fresh.to_act() != (0,):
+        fresh.apply(Action("pass", fresh.to_act()[0]))
+    assert f"Not allowed: {fresh.why_illegal(bad)}." in text
+    assert "You buy 7D (+1 penalty card)" in text
+    assert "You go down: 7H 7S 7D | 4C 5C JK 7C" in text
+    assert "4C 5C JK(6C) 7C" in text  # the table shows what the wild stands for
+    assert "You swap 6C for the wild in 4C 5C JK 7C 8C" in text
+    reason = "Not allowed: "
+    assert text.count(reason) == 2  # the go-down and 9C on the set of sevens
+    assert "You discard JH and go out" in text
+    assert "--- Hand 1 over: You went out. ---" in text
+    assert "Score sheet:" in text and "Game over. Winner: You." in text
+    assert game.over and game.winners == (0,)
+    rec = json.loads((tmp_path / "game.json").read_text())
+    assert replay(rec).game.over
+
+
+class Typist(io.TextIOBase):
+    """Stands in for a person at the keyboard: every time the plain mode reads a line, it types
+    the command for what a basic player would do now, in the command words of the help."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.bot = BasicBot()
+        self.rng = random.Random(5)
+        self.typed: list[str] = []
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        s = self.session
+        a = self.bot.choose(s.view(), s.legal(), self.rng)
+        line = command_for(a)
+        self.typed.append(line)
+        return line + "\n"
+
+
+def command_for(a: Action) -> str:
+    t = a.type
+    if t in ("draw", "pass", "nodraw"):
+        return t
+    if t == "take_discard":
+        return "take"
+    if t == "no_draw":
+        return "nodraw"
+    if t == "buy":
+        return "buy" + (f" {a.depth}" if a.depth else "")
+    if t == "go_down":
+        return "down " + " / ".join(" ".join(card_str(c) for c in m) for m in a.melds or ())
+    assert a.card is not None or t in ("call", "cut", "borrow")
+    if t == "lay_off":
+        return f"lay {card_str(a.card or 0)} {a.meld}" + (f" {a.end}" if a.end else "")
+    if t == "swap_joker":
+        return f"swap {card_str(a.card or 0)} {a.meld}" + (
+            f" {card_str(a.wild)}" if a.wild is not None else "")
+    if t == "discard":
+        return f"discard {card_str(a.card or 0)}"
+    if t == "give":
+        return f"give {card_str(a.card or 0)}"
+    if t == "call":
+        return "call" + (f" {a.meld}" if a.meld is not None else "") + (
+            f" {a.end}" if a.end else "")
+    if t == "cut":
+        return f"cut {a.count}"
+    return json.dumps(a.to_json())
+
+
+def test_a_whole_seven_hand_game_against_three_basic_bots(tmp_path: Path) -> None:
+    session = Session.new(RuleSet.preset("standard"), 4, "basic", "You", seed=2024,
+                          save=str(tmp_path / "g.json"))
+    typist = Typist(session)
+    out = io.StringIO()
+    assert run_plain(session, typist, out) == 0
+    text = out.getvalue()
+    game = session.game
+    assert game.over and len(game.scores) == 7
+    assert "Not allowed" not in text and "Not understood" not in text
+    for h in range(1, 8):
+        assert f"=== Hand {h} of 7:" in text and f"--- Hand {h} over:" in text
+    assert "Score sheet:" in text and "Game over. Winner" in text
+    assert any(x.startswith("down ") for x in typist.typed)
+    assert any(x.startswith("lay ") for x in typist.typed)
+    rec = json.loads((tmp_path / "g.json").read_text())
+    assert replay(rec).game.totals == game.totals
+
+
+def test_saving_and_resuming_through_the_command(tmp_path: Path) -> None:
+    save = tmp_path / "saved.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    first = subprocess.run(
+        [*LIVERPOOL, "play", "--plain", "--seed", "11", "--bots", "basic,random,basic",
+         "--save", str(save)], input="hint\n", capture_output=True, text=True,
+        timeout=120, env=env)
+    assert first.returncode == 0, first.stderr
+    assert "Hint: " in first.stdout
+    assert f"liverpool play --resume {save}" in first.stdout
+    rec = json.loads(save.read_text())
+    assert rec["seed"] == 11 and rec["players"] == ["You", "Bob", "Cy", "Dee"]
+    seats = json.loads(seat_file_for(save).read_text())
+    assert seats["human"] == 0 and seats["bots"] == [None, "basic", "random", "basic"]
+    # the bots played up to the person's first decision; go on from there twice
+    for _ in range(2):
+        n_before = len(rec["actions"])
+        game = replay(rec).game
+        assert 0 in game.to_act()
+        choice = BasicBot().choose(game.view_for(0), game.legal_actions(0), random.Random(1))
+        again = subprocess.run([*LIVERPOOL, "play", "--plain", "--resume", str(save)],
+                               input=command_for(choice) + "\n", capture_output=True,
+                               text=True, timeout=120, env=env)
+        assert again.returncode == 0, again.stderr
+        assert "(random)" in again.stdout  # the seat file brought the bots back
+        assert "Not allowed" not in again.stdout and "Not understood" not in again.stdout
+        new = json.loads(save.read_text())
+        assert new["actions"][:n_before] == rec["actions"]
+        assert new["actions"][n_before] == choice.to_json()
+        assert replay(new).error is None
+        rec = new
+
+
+def test_resume_in_process_keeps_the_seats(tmp_path: Path) -> None:
+    game = scenario_game()
+    session = Session(game, 0, [None, "expert", "random"], tmp_path / "game.json", bot_seed=1,
+                      bots=[None, ScriptBot(), ScriptBot()])
+    session.save_seats()
+    run_lines(session, ["draw", "discard KD"])
+    n = len(session.game.actions)
+    again = Session.resume(str(tmp_path / "game.json"))
+    assert again.human == 0 and again.levels == [None, "expert", "random"]
+    assert [b.name if b else None for b in again.bots] == [None, "expert", "random"]
+    assert len(again.game.actions) == n
+    assert again.game.snapshot() == session.game.snapshot()
+    # without the seat file: the seat named like the person, and the bots given
+    seat_file_for(tmp_path / "game.json").unlink()
+    third = Session.resume(str(tmp_path / "game.json"), bots="random", name="Bob")
+    assert third.human == 1 and third.levels == ["random", None, "random"]
+
+
+def test_bad_input_is_refused_with_a_reason(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    bad_bots = subprocess.run([*LIVERPOOL, "play", "--plain", "--bots", "basic,basic",
+                               "--save", str(tmp_path / "x.json")], input="",
+                              capture_output=True, text=True, timeout=60, env=env)
+    assert bad_bots.returncode == 2
+    assert "--bots names 2 bots for 3 computer seats" in bad_bots.stderr
+    assert not (tmp_path / "x.json").exists()
+    (tmp_path / "broken.json").write_text("{not json")
+    broken = subprocess.run([*LIVERPOOL, "play", "--plain", "--resume",
+                             str(tmp_path / "broken.json")], input="", capture_output=True,
+                            text=True, timeout=60, env=env)
+    assert broken.returncode == 2 and "not a game record" in broken.stderr
+    piped = subprocess.run([*LIVERPOOL, "play", "--seed", "1", "--save",
+                            str(tmp_path / "p.json")], input="quit\n", capture_output=True,
+                           text=True, timeout=60, env=env)
+    assert piped.returncode == 0 and "using the plain line mode" in piped.stderr
+
+
+def test_an_illegal_command_changes_nothing(tmp_path: Path) -> None:
+    session = Session(scenario_game(), 0, [None, "script", "script"], tmp_path / "g.json",
+                      bot_seed=1, bots=[None, ScriptBot(), ScriptBot()])
+    text = run_lines(session, ["discard KD", "lay 7H 0", "take"])
+    assert "Not allowed: discard is not possible now" in text
+    assert "Not allowed: lay_off is not possible now" in text
+    assert "You take AH" in text
+    assert [a.type for a in session.game.actions][:1] == ["take_discard"]
