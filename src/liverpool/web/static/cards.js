@@ -1,0 +1,194 @@
+// Cards in the notation of RULES.md section 1 ("10H", "AS", "JK"): parsing, sorting, drawing
+// faces, reading what a wild stands for in a table meld, and arranging picked cards as a meld.
+// Domain words: rank (1 = ace .. 13 = king; 14 = a high ace in a run), suit (S H D C), wild
+// (a joker, or a 2 where 2s are wild), natural (a card standing for itself), set, run.
+
+export const SUITS = ["S", "H", "D", "C"];
+export const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
+export const SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+const RANKS = ["", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
+
+/** {rank, suit, joker} of a card code; rank 0 for a joker. */
+export function parse(code) {
+  if (code === "JK") return { rank: 0, suit: null, joker: true };
+  const suit = code.slice(-1);
+  const r = code.slice(0, -1);
+  return { rank: RANKS.indexOf(r, 1), suit, joker: false };
+}
+
+export function rankName(rank) {
+  return RANKS[rank] || "?";
+}
+
+export function cardCode(rank, suit) {
+  return rankName(rank) + suit;
+}
+
+export function isWild(code, deuces) {
+  return code === "JK" || (deuces && parse(code).rank === 2);
+}
+
+export function isRed(code) {
+  const s = parse(code).suit;
+  return s === "H" || s === "D";
+}
+
+/** Sort keys: by suit (S H D C) then rank, or by rank then suit; wilds last either way. */
+export function sortKey(code, mode, deuces) {
+  const c = parse(code);
+  if (c.joker) return 1000;
+  const wild = deuces && c.rank === 2 ? 500 : 0;
+  const s = SUITS.indexOf(c.suit);
+  return wild + (mode === "rank" ? c.rank * 4 + s : s * 20 + c.rank);
+}
+
+export function sortCards(codes, mode, deuces) {
+  return [...codes].sort((a, b) => sortKey(a, mode, deuces) - sortKey(b, mode, deuces));
+}
+
+/** A card face as a DOM element (CSS draws it; the suit symbol is text). */
+export function cardElement(code, opts = {}) {
+  const el = document.createElement(opts.tag || "div");
+  el.className = "card";
+  el.dataset.card = code;
+  const c = parse(code);
+  if (c.joker) {
+    el.classList.add("joker");
+    el.innerHTML = '<span class="corner">JK</span><span class="pip">★</span>';
+    el.setAttribute("aria-label", "joker");
+  } else {
+    if (isRed(code)) el.classList.add("red");
+    const r = rankName(c.rank);
+    el.innerHTML = `<span class="corner">${r}<br>${SUIT_SYMBOL[c.suit]}</span>` +
+      `<span class="pip">${SUIT_SYMBOL[c.suit]}</span>`;
+    el.setAttribute("aria-label", `${r} of ${SUIT_NAME[c.suit]}`);
+  }
+  if (opts.standsFor) {
+    el.classList.add("wild");
+    const tag = document.createElement("span");
+    tag.className = "stands";
+    tag.textContent = "=" + opts.standsFor;
+    tag.title = "this wild stands for " + opts.standsFor;
+    el.appendChild(tag);
+  }
+  return el;
+}
+
+export function cardBack(label) {
+  const el = document.createElement("div");
+  el.className = "card back";
+  if (label !== undefined) {
+    const s = document.createElement("span");
+    s.className = "count";
+    s.textContent = label;
+    el.appendChild(s);
+  }
+  return el;
+}
+
+/**
+ * What each place of a table meld stands for: an array with null for a natural and the card
+ * (set: the rank, as "7") for a wild. Runs are stored low to high, so one natural fixes them all.
+ */
+export function standsFor(meld, deuces) {
+  const cards = meld.cards;
+  if (meld.kind === "set") {
+    const nat = cards.find((c) => !isWild(c, deuces)) ||
+      cards.find((c) => c !== "JK"); // a set of 2s where 2s are wild
+    const rank = nat ? parse(nat).rank : 0;
+    return cards.map((c) => (isWild(c, deuces) && !(rank === 2 && c !== "JK") ? rankName(rank) : null));
+  }
+  // a run: anchor on a natural that is neither an ace nor a 2 (their place is ambiguous)
+  let anchor = -1;
+  let lo = 0;
+  let suit = null;
+  for (let i = 0; i < cards.length && anchor < 0; i++) {
+    const c = parse(cards[i]);
+    if (!c.joker && c.rank > 2) { anchor = i; lo = c.rank - i; suit = c.suit; }
+  }
+  if (anchor < 0) {
+    const i = cards.findIndex((c) => c !== "JK" && parse(c).rank === 1);
+    if (i >= 0) {
+      suit = parse(cards[i]).suit;
+      lo = i === 0 ? 1 : 14 - (cards.length - 1);
+    } else {
+      const j = cards.findIndex((c) => c !== "JK");
+      if (j < 0) return cards.map(() => "?");
+      suit = parse(cards[j]).suit;
+      lo = 2 - j;
+    }
+  }
+  return cards.map((code, i) => {
+    const rank = lo + i;
+    const c = parse(code);
+    if (!isWild(code, deuces)) return null;
+    if (!c.joker && rank === 2 && c.suit === suit) return null; // a 2 in its own place
+    return cardCode(rank, suit);
+  });
+}
+
+/**
+ * Arrange picked cards as a meld the engine reads: a set as sorted, a run low to high with
+ * wilds filling gaps and spare wilds at the high end, then the low end (as the solver places
+ * them). Returns null when the naturals cannot make a run of one suit.
+ */
+export function arrangeMeld(codes, deuces) {
+  const wilds = [];
+  const nats = [];
+  for (const c of codes) (isWild(c, deuces) ? wilds : nats).push(c);
+  const ranks = new Set(nats.map((c) => parse(c).rank));
+  if (nats.length === 0 || ranks.size === 1 && (nats.length > 1 || codes.length < 4)) {
+    return sortCards(codes, "suit", deuces);
+  }
+  const attempt = (twosNatural) => {
+    const w = [...wilds];
+    const n = [...nats];
+    if (twosNatural) {
+      // a 2 of the run's suit may stand for itself
+      const suits = new Set(n.map((c) => parse(c).suit));
+      if (suits.size === 1) {
+        const s = [...suits][0];
+        for (let i = w.length - 1; i >= 0; i--) {
+          if (w[i] === "2" + s) { n.push(w[i]); w.splice(i, 1); break; }
+        }
+      }
+    }
+    const suits = new Set(n.map((c) => parse(c).suit));
+    if (suits.size !== 1) return null;
+    const suit = [...suits][0];
+    let best = null;
+    for (const aceHigh of [false, true]) {
+      const rs = n.map((c) => { const r = parse(c).rank; return r === 1 && aceHigh ? 14 : r; });
+      const sorted = [...rs].sort((a, b) => a - b);
+      if (new Set(sorted).size !== sorted.length) return null;
+      const lo = sorted[0];
+      const hi = sorted[sorted.length - 1];
+      const gaps = hi - lo + 1 - sorted.length;
+      if (gaps > w.length) continue;
+      if (!best || gaps < best.gaps) best = { lo, hi, gaps, rs: new Set(sorted) };
+    }
+    if (!best) return null;
+    const out = [];
+    const pool = [...w];
+    for (let r = best.lo; r <= best.hi; r++) {
+      if (best.rs.has(r)) out.push(n[[...n].findIndex((c) => {
+        const k = parse(c).rank; return k === r || (r === 14 && k === 1);
+      })]);
+      else out.push(pool.pop());
+    }
+    let hi = best.hi;
+    let lo = best.lo;
+    while (pool.length && hi < 14) { out.push(pool.pop()); hi++; }
+    while (pool.length && lo > 1) { out.unshift(pool.pop()); lo--; }
+    if (pool.length) return null;
+    return out;
+  };
+  return (deuces && attempt(true)) || attempt(false) || null;
+}
+
+/** "2 sets", "1 set + 1 run", "2 sets of 3 + 1 run of 7". */
+export function contractText(c) {
+  if (!c) return "";
+  const part = (n, word, size) => n ? `${n} ${word}${n > 1 ? "s" : ""}${size ? " of " + size : ""}` : "";
+  return [part(c.sets, "set", c.set_size), part(c.runs, "run", c.run_size)].filter(Boolean).join(" + ");
+}

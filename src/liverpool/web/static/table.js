@@ -1,0 +1,877 @@
+// The table page: the join form, the waiting room (share link, host's start), then the game
+// itself over the websocket /ws/{table} (docs/web-protocol.md): hand, melds, stock and discard,
+// buying ("May I?"), going down, laying off, swaps, borrows, calls, gives, hints, scores, log.
+// Domain words: seat, token, version (the table's event counter), view (what this seat may
+// know), legal (this seat's legal actions now), intent (asking to buy or call out of turn),
+// deadline (a running turn or buy timer), go-down helper, lay-off, swap, borrow.
+
+import {
+  arrangeMeld, cardBack, cardElement, contractText, isWild, parse, sortCards, standsFor,
+} from "./cards.js";
+import {
+  actionLabel, api, copyText, forgetSeat, getNickname, h, savedSeat, saveSeat, setNickname,
+  shareUrl, sameAction,
+} from "./util.js";
+
+let configPromise = null;
+function loadConfig() {
+  if (!configPromise) configPromise = api("GET", "/api/config").catch(() => ({ presets: {} }));
+  return configPromise;
+}
+
+export async function showTable(root, tableId) {
+  document.title = `Liverpool Rummy: table ${tableId}`;
+  const saved = savedSeat(tableId);
+  const watch = new URLSearchParams(location.search).has("watch");
+  if (saved || watch) {
+    new TableClient(root, tableId, saved ? saved.token : null).start();
+    return;
+  }
+  showJoin(root, tableId);
+}
+
+async function showJoin(root, tableId) {
+  root.replaceChildren(h("p.loading", { text: "Loading…" }));
+  let summary;
+  try {
+    summary = await api("GET", `/api/tables/${encodeURIComponent(tableId)}`);
+  } catch (e) {
+    root.replaceChildren(h("section.panel", {}, h("h2", { text: "Table " + tableId }),
+      h("p.error", { text: e.status === 404 ? "There is no such table." : e.message }),
+      h("a.button", { href: "/", text: "Back to the lobby" })));
+    return;
+  }
+  const nickname = h("input#join-nickname", { type: "text", maxlength: "24", value: getNickname(), placeholder: "your name", autocomplete: "nickname" });
+  const msg = h("p.error", { role: "alert" });
+  const join = async (ev) => {
+    ev.preventDefault();
+    const name = nickname.value.trim();
+    if (!name) { msg.textContent = "Choose a nickname."; return; }
+    setNickname(name);
+    try {
+      const res = await api("POST", `/api/tables/${encodeURIComponent(tableId)}/join`, { nickname: name });
+      saveSeat(tableId, res.seat, res.token);
+      new TableClient(root, tableId, res.token).start();
+    } catch (e) {
+      msg.textContent = e.status === 409 ? "No seat is free at this table (or the game has started): you can watch." : e.message;
+    }
+  };
+  const watch = () => new TableClient(root, tableId, null).start();
+  const seats = h("ul.seat-list", {}, summary.seats.map((s) =>
+    h("li", { text: `Seat ${s.seat}: ` + (s.kind === "bot" ? `computer (${s.level})` : (s.name || "free")) })));
+  root.replaceChildren(h("section.panel.join", {},
+    h("h2", { text: `Table ${tableId}` }),
+    h("p", { text: `Rules: ${summary.rules} · ${summary.status}` }), seats,
+    summary.status === "open" ? h("form#join-form", { onsubmit: join },
+      h("label", {}, "Nickname", nickname), msg,
+      h("button#join", { type: "submit", text: "Join the table" })) : h("p", { text: "The game has started." }),
+    h("button#watch.secondary", { type: "button", onclick: watch, text: "Watch" })));
+}
+
+/** A button playing one action; data-act holds the action as JSON with sorted keys. */
+function actionButton(a, view, cls, onclick) {
+  return h("button" + cls, { type: "button", text: actionLabel(a, view), onclick,
+    dataset: { action: a.type, act: JSON.stringify(a, Object.keys(a).sort()) } });
+}
+
+const PHASE_WAIT = {
+  draw: (n) => `${n} to draw`, buy: (n) => `buy round (${n})`,
+  play: (n) => `${n} is playing`, call: (n) => `call window: ${n}`,
+  bonus: (n) => `${n} plays the called card`, give: (n) => `${n} to give a card`,
+  cut: (n) => `${n} to cut the deck`,
+};
+
+class TableClient {
+  constructor(root, tableId, token) {
+    this.root = root;
+    this.id = tableId;
+    this.token = token;
+    this.seat = null;
+    this.version = -1;
+    this.table = null;
+    this.view = null;
+    this.legal = [];
+    this.intents = [];
+    this.deadline = null; // {seat, kind, end: ms timestamp}
+    this.requests = { buy: [], call: [] };
+    this.asking = { buy: false, call: false };
+    this.log = [];
+    this.handOrder = [];
+    this.newCards = new Set();
+    this.sortMode = localStorage.getItem("liverpool:sort") || "suit";
+    this.selected = new Set();
+    this.editing = null; // go-down editor: [[codes]...]
+    this.borrowing = null; // {meld, card}
+    this.choice = null; // several actions for one click: [actions]
+    this.notice = null; // {kind: "error"|"hint"|"info", text}
+    this.hintAction = null;
+    this.ws = null;
+    this.retry = 0;
+    this.closed = false;
+    this.dragging = null;
+    this.pendingRender = false;
+    this.deuces = false;
+    this.rules = {};
+    this.awaitingSync = false;
+  }
+
+  async start() {
+    this.config = await loadConfig();
+    const order = localStorage.getItem(`liverpool:${this.id}:order`);
+    if (order) { try { this.handOrder = JSON.parse(order); } catch (e) { this.handOrder = []; } }
+    this.root.replaceChildren(h("p.loading", { text: "Connecting…" }));
+    this.connect();
+    this.tick = setInterval(() => this.updateClocks(), 250);
+    window.addEventListener("pagehide", () => { this.closed = true; if (this.ws) this.ws.close(); });
+  }
+
+  // ---- connection --------------------------------------------------------------------------
+
+  connect() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(`${proto}//${location.host}/ws/${encodeURIComponent(this.id)}`);
+    this.ws = ws;
+    this.setConn("connecting");
+    ws.onopen = () => {
+      this.retry = 0;
+      this.setConn("online");
+      this.send({ type: "hello", token: this.token, version: this.version });
+      clearInterval(this.pinger);
+      this.pinger = setInterval(() => this.send({ type: "ping" }), 20000);
+    };
+    ws.onmessage = (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      this.receive(msg);
+    };
+    ws.onclose = () => {
+      clearInterval(this.pinger);
+      if (this.ws !== ws || this.closed) return;
+      this.setConn("offline");
+      // back off up to 5 s: a restarting server comes back within seconds
+      const wait = Math.min(5000, 500 * 2 ** this.retry++);
+      setTimeout(() => { if (!this.closed) this.connect(); }, wait);
+    };
+  }
+
+  send(msg) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify(msg));
+      return true;
+    }
+    return false;
+  }
+
+  setConn(state) {
+    const el = document.getElementById("conn");
+    if (!el) return;
+    el.dataset.state = state;
+    el.textContent = { online: "connected", offline: "reconnecting…", connecting: "connecting…" }[state];
+  }
+
+  act(action) {
+    this.notice = null;
+    this.choice = null;
+    if (!this.send({ type: "action", version: this.version, action })) {
+      this.notice = { kind: "error", text: "Not connected: the move was not sent; reconnecting…" };
+    }
+    this.render();
+  }
+
+  receive(msg) {
+    if (typeof msg.version === "number") this.version = msg.version;
+    switch (msg.type) {
+      case "welcome":
+        this.seat = msg.seat;
+        this.setTable(msg.table);
+        if (this.token && msg.seat === null) {
+          // the server no longer knows our token: sit as a spectator
+          forgetSeat(this.id);
+          this.token = null;
+        }
+        break;
+      case "sync":
+        this.setTable(msg.table);
+        this.log = (msg.log || []).slice();
+        if (msg.view) this.setState(msg);
+        else this.view = null; // a table not started yet
+        break;
+      case "update":
+        if (msg.event && msg.event.text) this.log.push(msg.event.text);
+        if (msg.event) this.afterEvent(msg.event);
+        if (msg.view) this.setState(msg);
+        break;
+      case "lobby":
+        this.setTable(msg.table);
+        if (msg.table && msg.table.status !== "open" && !this.view) this.askSync();
+        break;
+      case "requests":
+        this.requests = { buy: msg.buy || [], call: msg.call || [] };
+        if (this.seat !== null) {
+          this.asking.buy = this.requests.buy.includes(this.seat);
+          this.asking.call = this.requests.call.includes(this.seat);
+        }
+        break;
+      case "hint":
+        this.hintAction = msg.action;
+        this.notice = { kind: "hint", text: `Hint: ${actionLabel(msg.action, this.view)}` + (msg.reason ? ` (${msg.reason})` : "") };
+        break;
+      case "error":
+        this.onError(msg);
+        break;
+      case "pong":
+        return;
+      default:
+        return;
+    }
+    this.render();
+  }
+
+  askSync() {
+    // the game started (or we missed it): ask for the whole state once the lobby event is in
+    if (this.awaitingSync) return;
+    this.awaitingSync = true;
+    setTimeout(() => {
+      this.awaitingSync = false;
+      if (!this.view) this.send({ type: "hello", token: this.token, version: -1 });
+    }, 400);
+  }
+
+  onError(msg) {
+    const text = msg.message || msg.code;
+    if (msg.code === "bad_token") {
+      forgetSeat(this.id);
+      this.token = null;
+      this.notice = { kind: "error", text: "This browser's seat token was refused; you are watching. " + text };
+      return;
+    }
+    if (msg.code === "stale_version") {
+      // we missed something: catch up, then the player can try again
+      this.send({ type: "hello", token: this.token, version: this.version });
+      this.notice = { kind: "error", text: "The table moved on before your move arrived; try again." };
+      return;
+    }
+    this.notice = { kind: "error", text: msg.code === "illegal" ? `Not allowed: ${text}` : text };
+  }
+
+  setTable(summary) {
+    if (!summary) return;
+    this.table = summary;
+    const preset = (this.config.presets || {})[summary.rules] || {};
+    this.rules = { ...preset, ...(summary.overrides || {}) };
+    this.deuces = !!this.rules.deuces_wild;
+  }
+
+  afterEvent(ev) {
+    const t = ev.action && ev.action.type;
+    if (["discard", "take_discard", "draw", "no_draw", "buy"].includes(t)) {
+      this.requests = { buy: [], call: [] };
+      this.asking = { buy: false, call: false };
+    }
+  }
+
+  setState(msg) {
+    const before = this.view;
+    this.view = msg.view;
+    this.legal = msg.legal || [];
+    this.intents = msg.intents || [];
+    this.deadline = msg.deadline ? { ...msg.deadline, end: Date.now() + msg.deadline.ms_left } : null;
+    if (!this.intents.includes("buy")) this.asking.buy = false;
+    if (!this.intents.includes("call")) this.asking.call = false;
+    this.reconcileHand(msg.view.hand, before);
+    if (!this.legal.some((a) => a.type === "go_down")) this.editing = null;
+    if (!this.legal.some((a) => a.type === "borrow")) this.borrowing = null;
+    this.choice = null;
+    this.hintAction = null;
+    if (this.notice && this.notice.kind === "hint") this.notice = null;
+  }
+
+  reconcileHand(hand, before) {
+    const pool = new Map();
+    for (const c of hand) pool.set(c, (pool.get(c) || 0) + 1);
+    const kept = [];
+    for (const c of this.handOrder) {
+      if (pool.get(c) > 0) { kept.push(c); pool.set(c, pool.get(c) - 1); }
+    }
+    const added = [];
+    for (const c of hand) {
+      if (pool.get(c) > 0) { added.push(c); pool.set(c, pool.get(c) - 1); }
+    }
+    const changed = added.length > 0 || kept.length !== this.handOrder.length;
+    this.handOrder = this.sortMode === "manual" ? [...kept, ...added]
+      : sortCards([...kept, ...added], this.sortMode, this.deuces);
+    // highlight what just arrived (not the whole first deal)
+    this.newCards = new Set(before && before.hand.length ? added : []);
+    if (changed) this.selected.clear();
+    this.saveOrder();
+  }
+
+  saveOrder() {
+    localStorage.setItem(`liverpool:${this.id}:order`, JSON.stringify(this.handOrder));
+  }
+
+  // ---- helpers -----------------------------------------------------------------------------
+
+  name(seat) {
+    if (this.view) return this.view.players[seat];
+    const s = this.table && this.table.seats[seat];
+    return (s && s.name) || `Seat ${seat}`;
+  }
+
+  legalOf(...types) {
+    return this.legal.filter((a) => types.includes(a.type));
+  }
+
+  selectedCards() {
+    return [...this.selected].sort((a, b) => a - b).map((i) => this.handOrder[i]);
+  }
+
+  myTurnPlay() {
+    return this.view && this.seat !== null && ["play", "bonus"].includes(this.view.phase) &&
+      this.view.to_act.includes(this.seat);
+  }
+
+  // ---- rendering ---------------------------------------------------------------------------
+
+  render() {
+    if (this.dragging) { this.pendingRender = true; return; }
+    const t = this.table;
+    if (!t) return;
+    // data-* mirror the client's state for scripts and tests driving the page
+    const page = h("div.table-page", { dataset: {
+      phase: this.view ? this.view.phase : t.status, version: String(this.version),
+      seat: this.seat === null ? "" : String(this.seat), legal: [...new Set(this.legal.map((a) => a.type))].join(" "),
+      intents: this.intents.join(" "),
+    } });
+    page.append(this.renderInfo());
+    if (!this.view) {
+      page.append(this.renderWaiting());
+    } else {
+      page.append(this.renderPlayers(), this.renderCenter(), this.renderMelds(),
+        this.renderPrompt(), this.renderGoDown(), this.renderHand(), this.renderScores(false),
+        this.renderLog());
+    }
+    const scrollY = window.scrollY;
+    this.root.replaceChildren(page);
+    window.scrollTo(0, scrollY);
+    const log = this.root.querySelector(".log-lines");
+    if (log) log.scrollTop = log.scrollHeight;
+    this.updateClocks();
+  }
+
+  renderInfo() {
+    const t = this.table;
+    const v = this.view;
+    const bits = [h("span.tid", { text: `Table ${t.id}` }), h("span", { text: t.rules })];
+    if (v) {
+      const total = (this.rules.hands && this.rules.hands.length) || (this.rules.contracts || []).length;
+      bits.push(h("span#hand-number", { text: `Hand ${v.hand_number}` + (total && this.rules.progression !== "own" ? ` of ${total}` : "") }));
+      const c = v.contract[this.seat ?? 0];
+      bits.push(h("span#contract.contract", { text: `Contract: ${contractText(c)}` }));
+    }
+    if (this.seat === null) bits.push(h("span.badge", { text: "watching" }));
+    const share = h("button#share.small", { type: "button", text: "Copy link", onclick: async (e) => {
+      const ok = await copyText(shareUrl(t.id));
+      e.target.textContent = ok ? "Link copied" : shareUrl(t.id);
+    } });
+    const scores = v ? h("button#scores-button.small", { type: "button", text: "Scores", onclick: () => {
+      const d = this.root.querySelector("#score-dialog");
+      if (d) d.open ? d.close() : d.showModal();
+    } }) : null;
+    return h("div.info-bar", {}, ...bits, h("span.spacer"), share, scores);
+  }
+
+  renderWaiting() {
+    const t = this.table;
+    const url = shareUrl(t.id);
+    const input = h("input#share-url", { type: "text", readonly: true, value: url });
+    const copy = h("button#copy-link", { type: "button", text: "Copy", onclick: async () => {
+      copy.textContent = (await copyText(url, input)) ? "Copied" : "Select and copy";
+    } });
+    const seats = h("ul#seats.seat-list", {}, t.seats.map((s) => h("li", {
+      class: s.kind === "human" && !s.name ? "free" : "",
+    }, `Seat ${s.seat}: `, s.kind === "bot" ? `computer (${s.level})` : (s.name || "waiting for a friend…"),
+    s.seat === this.seat ? h("span.badge", { text: "you" }) : null,
+    s.kind === "human" && s.name ? h("span.dot" + (s.connected ? ".on" : ""), { title: s.connected ? "connected" : "not connected" }) : null)));
+    const parts = [h("h2", { text: "Waiting to start" }),
+      h("p", { text: "Send this link to your friends; a nickname is all they need." }),
+      h("div.share", {}, input, copy), seats];
+    if (t.status === "open" && this.seat === 0 && this.token) {
+      const msg = h("p.error", { role: "alert" });
+      parts.push(h("p.muted", { text: "Seats nobody takes are played by the computer (basic)." }),
+        msg, h("button#start", { type: "button", text: "Start the game", onclick: async () => {
+          try {
+            await api("POST", `/api/tables/${encodeURIComponent(t.id)}/start`, { token: this.token });
+            this.askSync();
+          } catch (e) { msg.textContent = e.message; }
+        } }));
+    } else if (t.status === "open") {
+      parts.push(h("p.muted", { text: "The host starts the game." }));
+    } else {
+      parts.push(h("p.muted", { text: "Loading the game…" }));
+    }
+    return h("section.panel.waiting", {}, ...parts);
+  }
+
+  renderPlayers() {
+    const v = this.view;
+    const seats = (this.table && this.table.seats) || [];
+    return h("div#players.players", {}, v.players.map((name, i) => {
+      const s = seats[i] || {};
+      const box = h("div.player", { dataset: { seat: String(i) } });
+      if (v.to_act.includes(i)) box.classList.add("to-act");
+      if (i === this.seat) box.classList.add("me");
+      if (v.down[i]) box.classList.add("down");
+      if (v.hand_sizes[i] === 1) box.classList.add("one-card");
+      const flags = [];
+      if (i === v.dealer) flags.push(h("span.badge", { title: "dealer", text: "D" }));
+      if (s.kind === "bot") flags.push(h("span.badge.bot", { text: s.level || "bot" }));
+      if (s.covered) flags.push(h("span.badge.warn", { text: "bot covering" }));
+      else if (s.kind === "human" && !s.connected && i !== this.seat) flags.push(h("span.badge.off", { text: "away" }));
+      if (v.out[i]) flags.push(h("span.badge", { text: "out" }));
+      if (v.floating[i]) flags.push(h("span.badge", { text: "floating" }));
+      box.append(...[
+        h("div.pname", {}, h("span.nm", { text: name + (i === this.seat ? " (you)" : "") }), ...flags),
+        h("div.pstats", {},
+          h("span.cards-count", { text: `${v.hand_sizes[i]} card${v.hand_sizes[i] === 1 ? "" : "s"}` }),
+          h("span.down-flag", { text: v.down[i] ? "down" : "not down" }),
+          h("span.buys", { text: `buys ${v.buys[i]}${this.rules.max_buys ? "/" + this.rules.max_buys : ""}` }),
+          h("span.total", { text: `${v.totals[i]} pts` })),
+        v.known[i] && v.known[i].length && i !== this.seat ? h("div.known", { text: "holds " + v.known[i].join(" ") }) : null,
+        h("div.clock", { dataset: { clockSeat: String(i) } })].filter(Boolean));
+      return box;
+    }));
+  }
+
+  renderCenter() {
+    const v = this.view;
+    const stock = cardBack(String(v.stock_size));
+    stock.id = "stock";
+    stock.title = `stock: ${v.stock_size} cards`;
+    const draw = this.legal.find((a) => a.type === "draw");
+    if (draw) {
+      stock.classList.add("clickable");
+      stock.addEventListener("click", () => this.act(draw));
+    }
+    const top = v.discard.length ? v.discard[v.discard.length - 1] : null;
+    const pile = top ? cardElement(top) : h("div.card.empty", { text: "empty" });
+    pile.id = "discard-top";
+    const take = this.legal.find((a) => a.type === "take_discard");
+    if (take) {
+      pile.classList.add("clickable");
+      pile.addEventListener("click", () => this.act(take));
+    } else if (this.myTurnPlay() && this.selected.size === 1) {
+      pile.classList.add("clickable");
+      pile.addEventListener("click", () => this.discardSelected());
+    }
+    if (this.hintAction && this.hintAction.type === "draw") stock.classList.add("hinted");
+    if (this.hintAction && this.hintAction.type === "take_discard") pile.classList.add("hinted");
+    const parts = [
+      h("div.pile", {}, stock, h("span.label", { text: "stock" })),
+      h("div.pile", {}, pile, h("span.label", { text: `discard (${v.discard.length})${v.fresh ? "" : " · not fresh"}` })),
+    ];
+    const side = h("div.buying");
+    if (this.intents.includes("buy") || this.asking.buy) {
+      const b = h("button#may-i.buy" + (this.asking.buy ? ".on" : ""), { type: "button",
+        text: this.asking.buy ? `Asking to buy ${top} (cancel)` : `May I? (buy ${top})`,
+        onclick: () => {
+          this.asking.buy = !this.asking.buy;
+          this.send({ type: "intent", kind: "buy", on: this.asking.buy });
+          this.render();
+        } });
+      side.append(b);
+    }
+    if (this.intents.includes("call") || this.asking.call) {
+      side.append(h("button#call-intent.buy" + (this.asking.call ? ".on" : ""), { type: "button",
+        text: this.asking.call ? `Calling ${top} (cancel)` : `Call ${top}!`,
+        onclick: () => {
+          this.asking.call = !this.asking.call;
+          this.send({ type: "intent", kind: "call", on: this.asking.call });
+          this.render();
+        } }));
+    }
+    if (this.deadline && this.deadline.kind === "buy") side.append(h("span#buy-clock.clock", { dataset: { clockBuy: "1" } }));
+    const asked = [];
+    if (this.requests.buy.length) asked.push(h("div#buy-requests.requests", { text: "May I? " + this.requests.buy.map((s) => this.name(s)).join(", ") }));
+    if (this.requests.call.length) asked.push(h("div.requests", { text: "Calling: " + this.requests.call.map((s) => this.name(s)).join(", ") }));
+    side.append(...asked);
+    const warnings = v.hand_sizes.map((n, i) => (n === 1 && !v.out[i] && v.phase !== "over") ? i : -1).filter((i) => i >= 0);
+    const warn = warnings.length ? h("div#one-card.warning", { role: "status", text: "⚠ " + warnings.map((i) => i === this.seat ? "You have" : `${this.name(i)} has`).join(", ") + " one card left" }) : null;
+    return h("div.center", {}, ...parts, side, warn);
+  }
+
+  renderMelds() {
+    const v = this.view;
+    const wrap = h("div#melds.melds");
+    if (!v.melds.length) {
+      wrap.append(h("p.muted", { text: "No melds on the table yet." }));
+      return wrap;
+    }
+    const owners = [];
+    v.melds.forEach((m, i) => { if (!owners.includes(m.owner)) owners.push(m.owner); });
+    owners.sort((a, b) => a - b);
+    const selOne = this.myTurnPlay() && this.selected.size === 1;
+    const canBorrow = this.legal.some((a) => a.type === "borrow");
+    for (const owner of owners) {
+      const group = h("div.meld-owner", { dataset: { owner: String(owner) } },
+        h("div.owner-name", { text: owner === this.seat ? "Your melds" : `${this.name(owner)}'s melds` }));
+      v.melds.forEach((m, i) => {
+        if (m.owner !== owner) return;
+        const stands = standsFor(m, this.deuces);
+        const el = h("div.meld", { dataset: { meld: String(i), kind: m.kind }, title: `meld ${i}: ${m.kind}` },
+          h("span.meld-no", { text: String(i) }));
+        m.cards.forEach((c, k) => {
+          const ce = cardElement(c, { standsFor: stands[k] });
+          ce.classList.add("small");
+          if (canBorrow && !selOne && this.myTurnPlay()) {
+            ce.classList.add("clickable");
+            ce.addEventListener("click", (e) => { e.stopPropagation(); this.startBorrow(i, c); });
+          }
+          if (this.borrowing && this.borrowing.meld === i && this.borrowing.card === c) ce.classList.add("selected");
+          el.append(ce);
+        });
+        if (this.hintAction && this.hintAction.meld === i) el.classList.add("hinted");
+        if (selOne) {
+          el.classList.add("target");
+          el.addEventListener("click", () => this.playOnMeld(i));
+        }
+        group.append(el);
+      });
+      wrap.append(group);
+    }
+    return wrap;
+  }
+
+  renderPrompt() {
+    const v = this.view;
+    const box = h("div#prompt.prompt");
+    const status = h("div#status.status");
+    const buttons = h("div.actions");
+    const mine = this.seat !== null && v.to_act.includes(this.seat) && this.legal.length;
+    if (v.phase === "over") {
+      const w = v.winners.map((s) => this.name(s)).join(" and ");
+      status.textContent = `Game over: ${w} win${v.winners.length === 1 ? "s" : ""}.`;
+      buttons.append(h("a.button#replay-link", { href: `/replay/${encodeURIComponent(this.id)}`, text: "Watch the replay" }),
+        h("a.button.secondary", { href: "/", text: "Back to the lobby" }));
+    } else if (!mine) {
+      const names = v.to_act.map((s) => s === this.seat ? "you" : this.name(s)).join(", ");
+      status.textContent = "Waiting: " + (PHASE_WAIT[v.phase] || ((n) => n))(names);
+    } else {
+      this.renderMyTurn(status, buttons);
+    }
+    box.append(status, buttons);
+    if (this.choice) {
+      box.append(h("div#choice.choice", {}, h("span", { text: "Which one?" }),
+        this.choice.map((a) => actionButton(a, v, "", () => this.act(a))),
+        h("button.secondary", { type: "button", text: "Cancel", onclick: () => { this.choice = null; this.render(); } })));
+    }
+    if (this.notice) {
+      box.append(h(`div#notice.notice.${this.notice.kind}`, {
+        role: this.notice.kind === "error" ? "alert" : "status", text: this.notice.text,
+        dataset: this.notice.kind === "hint" && this.hintAction ? { action: JSON.stringify(this.hintAction) } : {},
+      }));
+    }
+    const tools = h("div.tools");
+    if (mine) tools.append(h("button#hint.small.secondary", { type: "button", text: "Hint", onclick: () => this.send({ type: "hint" }) }));
+    box.append(tools);
+    return box;
+  }
+
+  renderMyTurn(status, buttons) {
+    const v = this.view;
+    const types = new Set(this.legal.map((a) => a.type));
+    const top = v.discard.length ? v.discard[v.discard.length - 1] : "";
+    const add = (a, cls = "") => buttons.append(actionButton(a, v, cls, () => this.act(a)));
+    const handled = new Set();
+    if (types.has("draw") || types.has("take_discard") || types.has("no_draw")) {
+      status.textContent = "Your turn: " + (types.has("take_discard") ? `take the ${top} or draw from the stock.` : "draw from the stock.");
+      for (const a of this.legalOf("take_discard", "draw", "no_draw")) add(a);
+      ["draw", "take_discard", "no_draw"].forEach((t) => handled.add(t));
+    } else if (v.phase === "buy") {
+      status.textContent = `Do you want to buy the ${top}?`;
+      for (const a of this.legalOf("buy", "pass")) add(a);
+      handled.add("buy"); handled.add("pass");
+    } else if (v.phase === "call") {
+      status.textContent = `The ${top} fits a meld: call it or pass.`;
+      for (const a of this.legalOf("call", "pass")) add(a);
+      handled.add("call"); handled.add("pass");
+    } else if (v.phase === "give") {
+      const sel = this.selectedCards();
+      const to = v.discarder !== undefined && v.discarder !== null ? this.name(v.discarder) : "the discarder";
+      status.textContent = `Pick a card to give to ${to}.`;
+      if (sel.length === 1) {
+        const a = this.legal.find((x) => x.type === "give" && x.card === sel[0]) || { type: "give", player: this.seat, card: sel[0] };
+        add(a);
+      }
+      handled.add("give");
+    } else if (v.phase === "cut") {
+      const counts = this.legalOf("cut").map((a) => a.count);
+      const input = h("input#cut-count", { type: "number", min: String(Math.min(...counts)), max: String(Math.max(...counts)), value: String(Math.floor((Math.min(...counts) + Math.max(...counts)) / 2)) });
+      status.textContent = "Cut the deck: how many cards do you lift?";
+      buttons.append(input, h("button#cut", { type: "button", text: "Cut", onclick: () => this.act({ type: "cut", player: this.seat, count: Number(input.value) }) }));
+      handled.add("cut");
+    } else {
+      this.renderPlay(status, buttons);
+      ["discard", "lay_off", "swap_joker", "borrow", "go_down"].forEach((t) => handled.add(t));
+    }
+    const rest = this.legal.filter((a) => !handled.has(a.type));
+    for (const a of rest) add(a, ".secondary");
+  }
+
+  renderPlay(status, buttons) {
+    const v = this.view;
+    const sel = this.selectedCards();
+    const words = [];
+    if (v.must_play && v.must_play.length) words.push(`You must still play ${v.must_play.join(" ")} on the table.`);
+    if (this.borrowing) {
+      words.push(`Borrowing ${this.borrowing.card}: pick cards from your hand to make a new meld with it.`);
+      const cards = [this.borrowing.card, ...sel];
+      buttons.append(h("button#borrow", { type: "button", text: `Lay new meld ${cards.join(" ")}`, disabled: sel.length < 2, onclick: () => {
+        const arranged = arrangeMeld(cards, this.deuces) || cards;
+        this.act({ type: "borrow", player: this.seat, meld: this.borrowing.meld, card: this.borrowing.card, new_meld: arranged });
+      } }), h("button.secondary", { type: "button", text: "Cancel borrow", onclick: () => { this.borrowing = null; this.render(); } }));
+    } else if (sel.length === 1) {
+      words.push(`${sel[0]} selected: click a meld to lay it off, or discard it.`);
+    } else if (sel.length === 0) {
+      words.push(v.phase === "bonus" ? "Lay off one card if you like, then discard." :
+        "Your turn: select a card to discard (or to lay off on a meld).");
+    } else {
+      words.push(`${sel.length} cards selected.`);
+    }
+    status.textContent = words.join(" ");
+    if (sel.length === 1 && !this.borrowing) {
+      const legal = this.legal.find((a) => a.type === "discard" && a.card === sel[0]);
+      buttons.append(h("button#discard", { type: "button", class: legal ? "" : "maybe", text: `Discard ${sel[0]}`, onclick: () => this.discardSelected() }));
+    }
+    const plays = this.legalOf("lay_off", "swap_joker", "borrow");
+    if (plays.length) {
+      buttons.append(h("details#plays.plays", {}, h("summary", { text: `Possible plays (${plays.length})` }),
+        plays.map((a) => actionButton(a, v, ".small.secondary", () => this.act(a)))));
+    }
+  }
+
+  renderGoDown() {
+    const suggestion = this.legal.find((a) => a.type === "go_down");
+    if (!suggestion) return h("div");
+    const box = h("section#go-down.panel.godown");
+    const meldRow = (cards, onCard) => h("div.meld", {}, cards.map((c, k) => {
+      const ce = cardElement(c);
+      ce.classList.add("small");
+      if (onCard) { ce.classList.add("clickable"); ce.addEventListener("click", () => onCard(k)); }
+      return ce;
+    }));
+    if (!this.editing) {
+      box.append(h("h3", { text: "You can go down" }),
+        h("div.melds-row", {}, suggestion.melds.map((m) => meldRow(m))),
+        h("div.actions", {},
+          h("button#go-down-accept", { type: "button", text: "Go down like this", onclick: () => this.act(suggestion) }),
+          h("button#go-down-edit.secondary", { type: "button", text: "Change it", onclick: () => {
+            this.editing = suggestion.melds.map((m) => [...m]);
+            this.selected.clear();
+            this.render();
+          } })));
+      return box;
+    }
+    const sel = this.selectedCards();
+    box.append(h("h3", { text: "Your go-down" }),
+      h("p.muted", { text: "Click a card in a meld to take it back; select cards in your hand and add them to a meld." }));
+    this.editing.forEach((group, gi) => {
+      const arranged = arrangeMeld(group, this.deuces);
+      box.append(h("div.edit-meld", { dataset: { group: String(gi) } },
+        meldRow(group, (k) => { group.splice(k, 1); if (!group.length) this.editing.splice(gi, 1); this.render(); }),
+        h("button.small", { type: "button", text: "Add selected", disabled: !sel.length, onclick: () => {
+          group.push(...sel); this.selected.clear(); this.render();
+        } }),
+        arranged ? null : h("span.error", { text: "not a set or a run" })));
+    });
+    box.append(h("div.actions", {},
+      h("button#new-meld.small.secondary", { type: "button", text: "New meld from selected", disabled: sel.length === 0, onclick: () => {
+        this.editing.push(sel); this.selected.clear(); this.render();
+      } }),
+      h("button#go-down-send", { type: "button", text: "Go down", disabled: !this.editing.length, onclick: () => {
+        const melds = this.editing.filter((g) => g.length).map((g) => arrangeMeld(g, this.deuces) || g);
+        this.act({ type: "go_down", player: this.seat, melds });
+      } }),
+      h("button.secondary", { type: "button", text: "Back to the suggestion", onclick: () => { this.editing = null; this.render(); } })));
+    return box;
+  }
+
+  renderHand() {
+    const area = h("section#hand-area.hand-area");
+    if (this.seat === null) {
+      area.append(h("p.muted", { text: "You are watching: hands are hidden." }));
+      return area;
+    }
+    const used = this.usedByEditor();
+    const hand = h("div#hand.hand", { role: "list", "aria-label": "your hand" });
+    this.handOrder.forEach((c, i) => {
+      const el = cardElement(c, { tag: "button" });
+      el.type = "button";
+      el.setAttribute("role", "listitem");
+      el.dataset.index = String(i);
+      if (this.selected.has(i)) el.classList.add("selected");
+      if (used.has(i)) el.classList.add("used");
+      if (this.newCards.has(c)) el.classList.add("new");
+      if (this.hintAction && this.hintAction.card === c && (this.hintAction.type !== "go_down")) {
+        if (!hand.querySelector(".hinted")) el.classList.add("hinted");
+      }
+      if (isWild(c, this.deuces)) el.classList.add("wild-card");
+      this.attachDrag(el, i, used);
+      hand.append(el);
+    });
+    const sorter = (mode, label) => h("button.small.secondary" + (this.sortMode === mode ? ".on" : ""), {
+      type: "button", id: `sort-${mode}`, text: label, onclick: () => {
+        this.sortMode = mode;
+        localStorage.setItem("liverpool:sort", mode);
+        this.handOrder = sortCards(this.handOrder, mode, this.deuces);
+        this.selected.clear();
+        this.saveOrder();
+        this.render();
+      } });
+    area.append(h("div.hand-tools", {}, h("span", { text: `Your hand (${this.handOrder.length})` }),
+      sorter("rank", "By rank"), sorter("suit", "By suit"),
+      h("span.muted.small-text", { text: this.sortMode === "manual" ? "your order" : "drag to reorder" })), hand);
+    return area;
+  }
+
+  usedByEditor() {
+    const used = new Set();
+    if (!this.editing) return used;
+    const need = new Map();
+    for (const g of this.editing) for (const c of g) need.set(c, (need.get(c) || 0) + 1);
+    this.handOrder.forEach((c, i) => {
+      if (need.get(c) > 0) { used.add(i); need.set(c, need.get(c) - 1); }
+    });
+    return used;
+  }
+
+  // drag to reorder with pointer events (mouse and touch alike); a press without movement
+  // is a click that selects the card
+  attachDrag(el, index, used) {
+    el.addEventListener("pointerdown", (e) => {
+      if (e.button !== 0) return;
+      e.preventDefault();
+      const start = { x: e.clientX, y: e.clientY };
+      let moved = false;
+      el.setPointerCapture(e.pointerId);
+      const move = (ev) => {
+        const dx = ev.clientX - start.x;
+        const dy = ev.clientY - start.y;
+        if (!moved && Math.hypot(dx, dy) < 8) return;
+        moved = true;
+        this.dragging = { index };
+        el.classList.add("dragging");
+        el.style.transform = `translate(${dx}px, ${dy}px)`;
+      };
+      const up = (ev) => {
+        el.removeEventListener("pointermove", move);
+        el.removeEventListener("pointerup", up);
+        el.removeEventListener("pointercancel", up);
+        this.dragging = null;
+        if (moved) {
+          const target = this.dropIndex(ev.clientX, ev.clientY, index);
+          if (target !== index) {
+            const [card] = this.handOrder.splice(index, 1);
+            this.handOrder.splice(target, 0, card);
+            this.sortMode = "manual";
+            this.selected.clear();
+            this.saveOrder();
+          }
+          this.render();
+        } else if (ev.type === "pointerup") {
+          if (used.has(index)) return;
+          if (this.selected.has(index)) this.selected.delete(index); else {
+            if (!this.multiSelect()) this.selected.clear();
+            this.selected.add(index);
+          }
+          this.notice = this.notice && this.notice.kind === "error" ? null : this.notice;
+          this.render();
+        } else if (this.pendingRender) {
+          this.render();
+        }
+        this.pendingRender = false;
+      };
+      el.addEventListener("pointermove", move);
+      el.addEventListener("pointerup", up);
+      el.addEventListener("pointercancel", up);
+    });
+  }
+
+  multiSelect() {
+    // several cards are picked only to build melds (go-down editor, borrow); otherwise a click
+    // picks one card
+    return !!(this.editing || this.borrowing);
+  }
+
+  dropIndex(x, y, from) {
+    const cards = [...this.root.querySelectorAll("#hand .card")];
+    let best = from;
+    let bestDist = Infinity;
+    cards.forEach((c, i) => {
+      if (i === from) return;
+      const r = c.getBoundingClientRect();
+      const cx = r.left + r.width / 2;
+      const cy = r.top + r.height / 2;
+      const d = Math.hypot(x - cx, (y - cy) * 2);
+      if (d < bestDist) { bestDist = d; best = x > cx ? (i < from ? i + 1 : i) : (i < from ? i : i - 1); }
+    });
+    return Math.max(0, Math.min(this.handOrder.length - 1, best));
+  }
+
+  // ---- moves -------------------------------------------------------------------------------
+
+  discardSelected() {
+    const [card] = this.selectedCards();
+    if (!card) return;
+    this.act({ type: "discard", player: this.seat, card });
+  }
+
+  playOnMeld(i) {
+    const [card] = this.selectedCards();
+    if (!card) return;
+    const options = this.legal.filter((a) => ["lay_off", "swap_joker"].includes(a.type) && a.card === card && a.meld === i);
+    if (options.length === 1) this.act(options[0]);
+    else if (options.length > 1) { this.choice = options; this.render(); }
+    else this.act({ type: "lay_off", player: this.seat, card, meld: i }); // the server says why not
+  }
+
+  startBorrow(meld, card) {
+    this.borrowing = this.borrowing && this.borrowing.meld === meld && this.borrowing.card === card ? null : { meld, card };
+    this.selected.clear();
+    this.render();
+  }
+
+  // ---- scores, log, clocks -----------------------------------------------------------------
+
+  renderScores(inline) {
+    const v = this.view;
+    const table = h("table#score-sheet.scores", {},
+      h("thead", {}, h("tr", {}, h("th", { text: "Hand" }), v.players.map((p) => h("th", { text: p })))),
+      h("tbody", {}, v.scores.map((row, k) => h("tr", {}, h("td", { text: String(k + 1) }), row.map((x) => h("td", { text: String(x) }))))),
+      h("tfoot", {}, h("tr", {}, h("th", { text: "Total" }), v.totals.map((x, i) => h("th", { class: v.winners.includes(i) ? "winner" : "", text: String(x) })))));
+    if (v.phase === "over" || inline) {
+      return h("section#final-scores.panel", {}, h("h3", { text: "Score sheet" }), table);
+    }
+    const dialog = h("dialog#score-dialog", {}, h("h3", { text: "Score sheet" }),
+      v.scores.length ? table : h("p.muted", { text: "No hand has ended yet." }),
+      h("form", { method: "dialog" }, h("button", { text: "Close" })));
+    return dialog;
+  }
+
+  renderLog() {
+    return h("section#log.panel.log", {}, h("h3", { text: "Moves" }),
+      h("ol.log-lines", {}, this.log.slice(-100).map((t) => h("li", { text: t }))));
+  }
+
+  updateClocks() {
+    const d = this.deadline;
+    for (const el of this.root.querySelectorAll("[data-clock-seat]")) {
+      const on = d && d.kind === "turn" && String(d.seat) === el.dataset.clockSeat;
+      el.textContent = on ? `⏱ ${Math.max(0, Math.ceil((d.end - Date.now()) / 1000))} s` : "";
+    }
+    const b = this.root.querySelector("[data-clock-buy]");
+    if (b && d && d.kind === "buy") b.textContent = `buying closes in ${Math.max(0, Math.ceil((d.end - Date.now()) / 1000))} s`;
+  }
+}
+
+export { sameAction, parse };

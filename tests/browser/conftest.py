@@ -1,0 +1,249 @@
+"""Browser tests of the `liverpool serve` front end: a real server subprocess (temp SQLite db, on
+a free port) and Debian's chromium driven by Playwright.
+
+Domain words: *player* (one browser context at the table, with its own localStorage and so its
+own seat token), *gesture* (what a person does on the page: click the stock, select a card,
+click a meld), *hint* (the server's suggested action, used to drive a player).
+
+Set LIVERPOOL_TEST_BASE_URL to run the tests against a server that is already running.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run"]
+SHOTS = Path(os.environ.get("LIVERPOOL_SHOTS", "")) if os.environ.get("LIVERPOOL_SHOTS") else None
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_up(base: str, proc: subprocess.Popen[bytes] | None, timeout: float = 30.0) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc is not None and proc.poll() is not None:
+            out = proc.stdout.read().decode() if proc.stdout else ""
+            raise RuntimeError(f"liverpool serve exited with {proc.returncode}:\n{out}")
+        with contextlib.suppress(OSError, urllib.error.URLError), \
+                urllib.request.urlopen(base + "/api/config", timeout=2) as r:
+            if r.status == 200:
+                return
+        time.sleep(0.2)
+    raise RuntimeError(f"liverpool serve did not answer at {base} within {timeout} s")
+
+
+class Server:
+    """A running `liverpool serve`: its address and a small JSON client for the HTTP API."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+
+    def api(self, method: str, path: str, body: Any = None) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.base + path, data=data, method=method,
+                                     headers={"content-type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read().decode())
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    given = os.environ.get("LIVERPOOL_TEST_BASE_URL")
+    if given:
+        yield Server(given.rstrip("/"))
+        return
+    port = _free_port()
+    db = tmp_path_factory.mktemp("web") / "tables.db"
+    env = dict(os.environ, LIVERPOOL_ALLOW_SEED="1", LIVERPOOL_BOT_THINK="0.05",
+               PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "liverpool.cli", "serve", "--host", "127.0.0.1", "--port",
+         str(port), "--db", f"sqlite:///{db}"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_up(base, proc)
+        yield Server(base)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed at /usr/bin/chromium "
+                    "(apt-get install chromium; scripts/test.sh installs it when run as root)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def act_key(a: dict[str, Any]) -> str:
+    """An action as the page writes it in data-act: JSON, keys sorted, no spaces."""
+    return json.dumps(a, sort_keys=True, separators=(",", ":"))
+
+
+class Player:
+    """One person at the table: a browser context (own storage, so own seat token) and page."""
+
+    def __init__(self, browser: Any, server: Server, name: str,
+                 viewport: dict[str, int] | None = None) -> None:
+        self.name = name
+        self.server = server
+        self.context = browser.new_context(viewport=viewport or {"width": 1100, "height": 900})
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.set_default_timeout(15_000)
+
+    def close(self) -> None:
+        self.context.close()
+
+    # ---- page state (mirrored in data-* attributes of the table page) -------------------------
+
+    def state(self) -> dict[str, str]:
+        got = self.page.evaluate("""() => {
+            const t = document.querySelector('.table-page');
+            return t ? {...t.dataset} : {};
+        }""")
+        return dict(got)
+
+    def version(self) -> int:
+        return int(self.state().get("version", "-1"))
+
+    def legal(self) -> list[str]:
+        return self.state().get("legal", "").split()
+
+    def phase(self) -> str:
+        return self.state().get("phase", "")
+
+    def hand(self) -> list[str]:
+        return list(self.page.eval_on_selector_all(
+            "#hand .card", "els => els.map(e => e.dataset.card)"))
+
+    def log(self) -> list[str]:
+        return list(self.page.eval_on_selector_all("#log li", "els => els.map(e => e.textContent)"))
+
+    def shot(self, name: str) -> None:
+        if SHOTS is not None:
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            self.page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+    def wait_version_after(self, before: int, timeout: float = 10.0) -> None:
+        self.page.wait_for_function(
+            "v => { const t = document.querySelector('.table-page');"
+            " return t && Number(t.dataset.version) > v; }", arg=before, timeout=timeout * 1000)
+
+    # ---- gestures ---------------------------------------------------------------------------
+
+    def hint(self) -> dict[str, Any]:
+        """Ask for the hint and read the suggested action off the page."""
+        self.page.click("#hint")
+        el = self.page.wait_for_selector("#notice.hint[data-action]")
+        assert el is not None
+        return dict(json.loads(el.get_attribute("data-action") or "{}"))
+
+    def select(self, card: str) -> None:
+        self.page.locator(f"#hand .card[data-card='{card}']").first.click()
+        self.page.wait_for_selector("#hand .card.selected")
+
+    def perform(self, a: dict[str, Any]) -> None:
+        """Do what a person would do on the page to play action ``a``; wait until it lands."""
+        before = self.version()
+        p = self.page
+        t = a["type"]
+        if t == "draw":
+            p.click("#stock")
+        elif t == "take_discard":
+            p.click("#discard-top")
+        elif t == "go_down":
+            p.click("#go-down-accept")
+        elif t == "discard":
+            self.select(a["card"])
+            p.click("#discard")
+        elif t in ("lay_off", "swap_joker"):
+            self.select(a["card"])
+            p.click(f".meld[data-meld='{a['meld']}']")
+            if p.locator("#choice").count():
+                p.click(f"#choice button[data-act='{act_key(a)}']")
+        elif t == "give":
+            self.select(a["card"])
+            p.click("button[data-action='give']")
+        else:  # buy, pass, call, no_draw and anything else: the action's own button
+            p.click(f"#prompt button[data-act='{act_key(a)}']")
+        self.wait_version_after(before)
+
+
+def open_table_as_host(server: Server, host: Player, body: dict[str, Any]) -> str:
+    """Create the table through the API (a seed or a stacked deck needs the API), give the
+    host's browser its seat token exactly as the lobby page keeps it, and open the table."""
+    res = server.api("POST", "/api/tables", body)
+    table = str(res["table"]["id"])
+    host.page.goto(server.base + "/")
+    host.page.evaluate(
+        "([t, seat, token]) => localStorage.setItem('liverpool:' + t, "
+        "JSON.stringify({seat, token}))", [table, res["seat"], res["token"]])
+    host.page.goto(server.base + f"/t/{table}")
+    host.page.wait_for_selector("#share-url")
+    return table
+
+
+def join_by_link(guest: Player, link: str) -> None:
+    guest.page.goto(link)
+    guest.page.fill("#join-nickname", guest.name)
+    guest.page.click("#join")
+    guest.page.wait_for_selector("#seats")
+
+
+def wait_any_turn(people: list[Player], timeout: float = 20.0) -> None:
+    """Until one of ``people`` has a decision to make (or the game is over)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if any(p.legal() or p.phase() == "over" for p in people):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"nobody got a decision within {timeout:.0f} s")
+
+
+@pytest.fixture
+def make_player(browser: Any, server: Server) -> Iterator[Any]:
+    """make_player(name, viewport=None): a new person with a browser context of their own."""
+    made: list[Player] = []
+
+    def make(name: str, viewport: dict[str, int] | None = None) -> Player:
+        pl = Player(browser, server, name, viewport)
+        made.append(pl)
+        return pl
+
+    yield make
+    for pl in made:
+        pl.close()
