@@ -1,0 +1,220 @@
+"""Fixtures for the web server tests: a database per test (SQLite file, or PostgreSQL in a
+private server this session starts), the app served on a free loopback port in the test's event
+loop, and websocket clients that keep every message they receive."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import glob
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from websockets.asyncio.client import ClientConnection, connect
+
+from liverpool.web.app import create_app
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# ---- PostgreSQL: one private server per test process (so per xdist worker) ----------------
+def _pg_bindir() -> str | None:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    return os.path.dirname(found[-1]) if found else None
+
+
+def _as_postgres(cmd: list[str]) -> list[str]:
+    # initdb and postgres refuse to run as root: the tests run as root in CI
+    if os.geteuid() == 0:
+        return ["runuser", "-u", "postgres", "--", *cmd]
+    return cmd
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[str]:
+    bindir = _pg_bindir()
+    if bindir is None:
+        pytest.skip("PostgreSQL binaries are absent (Debian package postgresql; "
+                    "scripts/test.sh installs it as root)")
+    datadir = tempfile.mkdtemp(prefix="liverpool-pg-")
+    if os.geteuid() == 0:
+        shutil.chown(datadir, "postgres", "postgres")
+    port = free_port()
+    subprocess.run(_as_postgres([f"{bindir}/initdb", "-D", datadir, "-A", "trust", "-U",
+                                 "postgres", "--no-sync", "-E", "UTF8"]),
+                   check=True, capture_output=True)
+    opts = f"-p {port} -k {datadir} -c listen_addresses=127.0.0.1 -c fsync=off " \
+           f"-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+    subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", datadir, "-o", opts, "-w", "-l",
+                                 f"{datadir}/log", "start"]), check=True, capture_output=True)
+    try:
+        yield f"postgresql://postgres@127.0.0.1:{port}"
+    finally:
+        subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", datadir, "-m", "immediate",
+                                     "stop"]), capture_output=True)
+        shutil.rmtree(datadir, ignore_errors=True)
+
+
+def _new_pg_database(server: str) -> str:
+    import psycopg
+    name = "t_" + uuid.uuid4().hex[:16]
+    with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return f"{server}/{name}"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "liverpool.db")
+    return _new_pg_database(request.getfixturevalue("pg_server"))
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Any) -> str:
+    return str(tmp_path / "liverpool.db")
+
+
+# ---- the app in the test's event loop ------------------------------------------------------
+class Served:
+    def __init__(self, app: Any, base: str) -> None:
+        self.app = app
+        self.base = base
+        self.ws_base = base.replace("http://", "ws://")
+        self.http = httpx.AsyncClient(base_url=base, timeout=20)
+
+    async def create(self, seats: list[dict[str, Any]], nickname: str = "Ann",
+                     **more: Any) -> dict[str, Any]:
+        r = await self.http.post("/api/tables", json={"nickname": nickname, "seats": seats,
+                                                      **more})
+        assert r.status_code == 201, r.text
+        out: dict[str, Any] = r.json()
+        return out
+
+    async def client(self, table: str, token: str | None, version: int = -1,
+                     hello: bool = True) -> Client:
+        c = Client(await connect(f"{self.ws_base}/ws/{table}", max_size=None,
+                                 compression=None))
+        if hello:
+            await c.send({"type": "hello", "token": token, "version": version})
+        return c
+
+
+@contextlib.asynccontextmanager
+async def serve(db: str, **kw: Any) -> AsyncIterator[Served]:
+    kw.setdefault("grace", 15.0)
+    kw.setdefault("bot_think", 0.0)
+    kw.setdefault("allow_seed", True)
+    app = create_app(db, **kw)
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                            ws_per_message_deflate=False, lifespan="on",
+                            ws_max_size=1024 * 1024)
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.01)
+    served = Served(app, f"http://127.0.0.1:{port}")
+    try:
+        yield served
+    finally:
+        await served.http.aclose()
+        server.should_exit = True
+        await task
+
+
+@pytest.fixture
+def served_factory() -> Callable[..., Any]:
+    return serve
+
+
+class Client:
+    """A websocket client that keeps every message it received, in order."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.messages: list[dict[str, Any]] = []
+        self.raw: list[str] = []
+        self._next = 0
+
+    async def send(self, obj: Any) -> None:
+        await self.ws.send(obj if isinstance(obj, str) else json.dumps(obj))
+
+    async def recv(self, timeout: float = 10.0) -> dict[str, Any]:
+        """The next message not yet returned."""
+        while self._next >= len(self.messages):
+            text = await asyncio.wait_for(self.ws.recv(), timeout)
+            assert isinstance(text, str)
+            self.raw.append(text)
+            self.messages.append(json.loads(text))
+        msg = self.messages[self._next]
+        self._next += 1
+        return msg
+
+    async def until(self, pred: Callable[[dict[str, Any]], bool],
+                    timeout: float = 20.0) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            msg = await self.recv(max(0.01, end - loop.time()))
+            if pred(msg):
+                return msg
+
+    async def drain(self, quiet: float = 0.2) -> list[dict[str, Any]]:
+        """Every message that arrives until none comes for ``quiet`` seconds."""
+        out = []
+        with contextlib.suppress(TimeoutError):
+            while True:
+                out.append(await self.recv(quiet))
+        return out
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+async def play_turns(c: Client, stop: Callable[[dict[str, Any]], bool],
+                     timeout: float = 60.0) -> dict[str, Any]:
+    """Play the client's seat with the server's hints until ``stop(message)`` holds (or the
+    game ends); return that message."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    cur: dict[str, Any] | None = None
+    errors = 0
+    while True:
+        msg = await c.recv(max(0.01, end - loop.time()))
+        if stop(msg):
+            return msg
+        kind = msg["type"]
+        if kind in ("update", "sync") and msg.get("view"):
+            cur = msg
+            if msg["view"]["phase"] == "over":
+                return msg
+            if msg["legal"]:
+                await c.send({"type": "hint"})
+        elif kind == "hint" and cur is not None and cur["legal"]:
+            await c.send({"type": "action", "version": cur["version"], "action": msg["action"]})
+        elif kind == "error":
+            errors += 1
+            assert errors < 20, f"too many errors: {msg}"
+            if cur is not None and cur["legal"]:
+                await c.send({"type": "hint"})
+
+
+def human_seats(n: int, bots: int = 0, level: str = "basic") -> list[dict[str, Any]]:
+    return [{"kind": "human"}] * n + [{"kind": "bot", "level": level}] * bots
