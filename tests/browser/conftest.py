@@ -116,10 +116,11 @@ class Player:
     """One person at the table: a browser context (own storage, so own seat token) and page."""
 
     def __init__(self, browser: Any, server: Server, name: str,
-                 viewport: dict[str, int] | None = None) -> None:
+                 viewport: dict[str, int] | None = None, **context: Any) -> None:
         self.name = name
         self.server = server
-        self.context = browser.new_context(viewport=viewport or {"width": 1100, "height": 900})
+        self.context = browser.new_context(viewport=viewport or {"width": 1100, "height": 900},
+                                           **context)
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
@@ -236,11 +237,12 @@ def wait_any_turn(people: list[Player], timeout: float = 20.0) -> None:
 
 @pytest.fixture
 def make_player(browser: Any, server: Server) -> Iterator[Any]:
-    """make_player(name, viewport=None): a new person with a browser context of their own."""
+    """make_player(name, viewport=None, **context options): a new person with a browser
+    context of their own."""
     made: list[Player] = []
 
-    def make(name: str, viewport: dict[str, int] | None = None) -> Player:
-        pl = Player(browser, server, name, viewport)
+    def make(name: str, viewport: dict[str, int] | None = None, **context: Any) -> Player:
+        pl = Player(browser, server, name, viewport, **context)
         made.append(pl)
         return pl
 

@@ -3,7 +3,7 @@
 // far as the record shows them, and the final score sheet (from the finished table's public
 // view). Domain words: record, step, hand (one deal), meld, lay-off, swap, borrow.
 
-import { cardElement, standsFor, parse, isWild } from "./cards.js";
+import { cardElement, standsFor, parse, isWild, sortCards } from "./cards.js";
 import { api, h } from "./util.js";
 
 export async function showReplay(root, tableId) {
@@ -51,7 +51,7 @@ export function buildSteps(record, rules) {
   const addToMeld = (i, card, end) => {
     const m = state.melds[i];
     if (!m) return;
-    if (m.kind === "set") { m.cards.push(card); return; }
+    if (m.kind === "set") { m.cards = sortCards([...m.cards, card], "suit", deuces); return; }
     const first = standsFor(m, deuces)[0] || m.cards[0];
     const lo = parse(first).rank;
     const low = end ? end === "low" : !isWild(card, deuces) && parse(card).rank === lo - 1;
@@ -94,7 +94,8 @@ export function buildSteps(record, rules) {
         state.down[p] = true;
         for (const m of a.melds) {
           state.sizes[p] -= m.length;
-          state.melds.push({ owner: p, kind: kindOf(m), cards: [...m] });
+          const kind = kindOf(m);
+          state.melds.push({ owner: p, kind, cards: kind === "set" ? sortCards(m, "suit", deuces) : [...m] });
         }
         text = `${who} goes down: ` + a.melds.map((m) => m.join(" ")).join(" | ");
         break;
@@ -112,6 +113,7 @@ export function buildSteps(record, rules) {
             (m.kind === "set" || stands[i] === a.card));
           if (k < 0) k = m.cards.findIndex((c) => isWild(c, deuces));
           if (k >= 0) m.cards[k] = a.card;
+          if (m.kind === "set") m.cards = sortCards(m.cards, "suit", deuces);
         }
         break;
       }
@@ -218,15 +220,15 @@ class ReplayView {
     const slider = h("input#replay-slider", { type: "range", min: "0", max: String(last), value: String(this.at), "aria-label": "step" });
     slider.addEventListener("input", () => this.go(Number(slider.value)));
     const controls = h("div.replay-controls", {},
-      h("button#replay-first.small.secondary", { type: "button", text: "⏮", title: "first", onclick: () => this.go(0) }),
+      h("button#replay-first.small.secondary", { type: "button", text: "|◀", title: "first", onclick: () => this.go(0) }),
       h("button#replay-prev.small.secondary", { type: "button", text: "◀", title: "previous", onclick: () => this.go(this.at - 1) }),
       h("button#replay-play.small", { type: "button", text: this.timer ? "Pause" : "Play", onclick: () => this.play() }),
       h("button#replay-next.small.secondary", { type: "button", text: "▶", title: "next", onclick: () => this.go(this.at + 1) }),
-      h("button#replay-last.small.secondary", { type: "button", text: "⏭", title: "last", onclick: () => this.go(last) }),
+      h("button#replay-last.small.secondary", { type: "button", text: "▶|", title: "last", onclick: () => this.go(last) }),
       slider, h("span#replay-pos", { text: `${this.at} / ${last}` }));
     const players = h("div.players", {}, this.record.players.map((p, i) => h("div.player" + (s.actor === i ? ".to-act" : ""), {},
       h("div.pname", { text: p }),
-      h("div.pstats", {}, h("span", { text: `${s.sizes[i]} cards` }), h("span", { text: s.down[i] ? "down" : "not down" }),
+      h("div.pstats", {}, h("span", { text: `${s.sizes[i]} card${s.sizes[i] === 1 ? "" : "s"}` }), h("span", { text: s.down[i] ? "down" : "not down" }),
         h("span", { text: `buys ${s.buys[i]}` })))));
     const melds = h("div.melds", {}, s.melds.length ? s.melds.map((m, i) => h("div.meld", {},
       h("span.meld-no", { text: `${i} ${this.record.players[m.owner]}` }),

@@ -117,8 +117,13 @@ class TableClient {
 
   async start() {
     this.config = await loadConfig();
-    const order = localStorage.getItem(`liverpool:${this.id}:order`);
-    if (order) { try { this.handOrder = JSON.parse(order); } catch (e) { this.handOrder = []; } }
+    try {
+      const saved = JSON.parse(localStorage.getItem(`liverpool:${this.id}:order`) || "null");
+      if (saved && Array.isArray(saved.order)) {
+        this.handOrder = saved.order;
+        this.sortMode = saved.mode || this.sortMode;
+      }
+    } catch (e) { this.handOrder = []; }
     this.root.replaceChildren(h("p.loading", { text: "Connecting…" }));
     this.connect();
     this.tick = setInterval(() => this.updateClocks(), 250);
@@ -307,7 +312,8 @@ class TableClient {
   }
 
   saveOrder() {
-    localStorage.setItem(`liverpool:${this.id}:order`, JSON.stringify(this.handOrder));
+    // the player's own order (and sort mode) survives a reload
+    localStorage.setItem(`liverpool:${this.id}:order`, JSON.stringify({ mode: this.sortMode, order: this.handOrder }));
   }
 
   // ---- helpers -----------------------------------------------------------------------------
