@@ -2,11 +2,14 @@
 
 Domain words: *table* (the bots seated for a game, rotated so no seat order favours a bot),
 *game seed* (derived from the base seed and the game's index, so results do not depend on the
-worker count or the backend), *result* (one game's points, wins and contracts made per seat).
+worker count or the backend), *result* (one game's points, wins and contracts made per seat),
+*incident* (an external bot that answered late, wrongly or not at all: recorded with the game and
+the decision; the basic bot finishes that game for it and the tournament goes on).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import random
@@ -17,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .bots import make_bot
+from .bots import bot_event, close_bot, make_bot
+from .bots.external import game_end_event, game_start_event, hand_end_event, hand_start_event
 from .engine import Game
 from .rules import RuleSet
 
@@ -29,6 +33,8 @@ class GameSpec:
     overrides: dict[str, Any]
     bots: tuple[str, ...]  # per seat, already rotated
     seed: int
+    bot_timeout: float | None = None  # external bots' time limit per decision (seconds)
+    cwd: str | None = None  # where external bots' commands run (workers may start elsewhere)
 
 
 @dataclass
@@ -42,6 +48,7 @@ class GameResult:
     contract_numbers: list[int]  # per hand
     decisions: int
     record: dict[str, Any] | None = None
+    incidents: list[dict[str, Any]] = field(default_factory=list)
 
 
 def game_seed(base: int, index: int) -> int:
@@ -50,45 +57,95 @@ def game_seed(base: int, index: int) -> int:
 
 
 def specs_for(games: int, preset: str, overrides: dict[str, Any], bots: Sequence[str],
-              seed: int) -> list[GameSpec]:
+              seed: int, bot_timeout: float | None = None,
+              cwd: str | None = None) -> list[GameSpec]:
     n = len(bots)
     out = []
     for i in range(games):
         shift = i % n  # rotate seats: every bot sits in every seat equally often
         seated = tuple(bots[(s - shift) % n] for s in range(n))
-        out.append(GameSpec(i, preset, dict(overrides), seated, game_seed(seed, i)))
+        out.append(GameSpec(i, preset, dict(overrides), seated, game_seed(seed, i),
+                            bot_timeout, cwd))
     return out
 
 
 def play_game(spec: GameSpec, keep_record: bool = False) -> GameResult:
-    """One whole game; a pure function of the spec."""
+    """One whole game; a pure function of the spec (external bots included, as long as they
+    are deterministic and answer in time)."""
     rules = RuleSet.preset(spec.preset, spec.overrides)
     names = [f"{b}#{s}" for s, b in enumerate(spec.bots)]
     game = Game(rules, names, seed=spec.seed)
-    bots = [make_bot(b) for b in spec.bots]
+    bots = [make_bot(b, timeout=spec.bot_timeout, cwd=spec.cwd) for b in spec.bots]
+    # only external bots listen to events and report incidents: the others cost nothing here
+    listeners = [s for s, b in enumerate(bots) if callable(getattr(b, "event", None))]
+    incidents: list[dict[str, Any]] = []
+
+    def tell(event: dict[str, Any]) -> None:
+        for s in listeners:
+            bot_event(bots[s], event)
+            collect(s)
+
+    def collect(seat: int) -> None:
+        take = getattr(bots[seat], "take_incidents", None)
+        if callable(take):
+            for found in take():
+                incidents.append({**found, "bot": spec.bots[seat], "seat": seat,
+                                  "game": spec.index, "action": len(game.actions)})
+
     rngs = [random.Random(spec.seed * 8 + s + 1) for s in range(len(bots))]
     chooser = random.Random(spec.seed ^ 0x5EED)
     contracts: list[int] = []
     decisions = 0
-    while not game.over:
-        if len(contracts) == len(game.scores):
-            contracts.append(game.contract_no(0))
-        seats = game.to_act()
-        seat = seats[0] if len(seats) == 1 else chooser.choice(seats)
-        legal = game.legal_actions(seat)
-        action = legal[0] if len(legal) == 1 else \
-            bots[seat].choose(game.view_for(seat), legal, rngs[seat])
-        game.apply(action)
-        decisions += 1
+    with contextlib.ExitStack() as closing:  # every bot closed, even if closing one fails
+        for bot in bots:
+            closing.callback(close_bot, bot)
+        if listeners:
+            for s in listeners:
+                bot_event(bots[s], game_start_event(game, s, spec.index))
+                collect(s)
+            tell(hand_start_event(game))
+        while not game.over:
+            if len(contracts) == len(game.scores):
+                contracts.append(game.contract_no(0))
+            seats = game.to_act()
+            seat = seats[0] if len(seats) == 1 else chooser.choice(seats)
+            legal = game.legal_actions(seat)
+            action = legal[0] if len(legal) == 1 else \
+                bots[seat].choose(game.view_for(seat), legal, rngs[seat])
+            if seat in listeners:
+                collect(seat)
+            hands = len(game.scores)
+            game.apply(action)
+            decisions += 1
+            if listeners and len(game.scores) > hands:
+                tell(hand_end_event(game))
+                if not game.over:
+                    tell(hand_start_event(game))
+        if listeners:
+            tell(game_end_event(game))
     return GameResult(
         index=spec.index, bots=spec.bots, totals=list(game.totals), winners=list(game.winners),
         hand_points=[list(r) for r in game.scores], made=[list(d) for d in game.downs],
         contract_numbers=contracts[:len(game.scores)], decisions=decisions,
-        record=game.record() if keep_record else None)
+        record=game.record() if keep_record else None, incidents=incidents)
+
+
+_interrupted = False  # a worker that saw Ctrl-C plays no further game
 
 
 def _play_chunk(specs: list[GameSpec], keep_record: bool) -> list[GameResult]:
-    return [play_game(s, keep_record) for s in specs]
+    global _interrupted
+    results = []
+    try:
+        for s in specs:
+            if _interrupted:
+                raise KeyboardInterrupt
+            results.append(play_game(s, keep_record))
+    except KeyboardInterrupt:
+        # a pool worker survives the exception and would take the queued chunks next
+        _interrupted = True
+        raise
+    return results
 
 
 # ---- backends ---------------------------------------------------------------------------------
@@ -105,10 +162,15 @@ def run_local(specs: list[GameSpec], workers: int, keep_record: bool,
     chunk = max(1, min(8, len(specs) // (workers * 4) or 1))
     chunks = [specs[i:i + chunk] for i in range(0, len(specs), chunk)]
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for part in pool.map(_play_chunk, chunks, [keep_record] * len(chunks)):
-            results.extend(part)
-            if progress:
-                progress(len(part))
+        try:
+            for part in pool.map(_play_chunk, chunks, [keep_record] * len(chunks)):
+                results.extend(part)
+                if progress:
+                    progress(len(part))
+        except KeyboardInterrupt:
+            # Ctrl-C: the workers stop their games (and bots); start no further ones
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
     return sorted(results, key=lambda r: r.index)
 
 
@@ -222,6 +284,7 @@ def main(args: Any) -> int:
     from rich.table import Table
 
     from .bots import BotSpecError
+    from .bots.external import BotProtocolError, ExternalBot, default_timeout
     from .cli import parse_overrides
 
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
@@ -232,33 +295,57 @@ def main(args: Any) -> int:
                          f"{args.players} players")
     if args.games < 1:
         raise SystemExit("liverpool simulate: --games must be at least 1")
+    timeout = getattr(args, "bot_timeout", None)
+    if timeout is not None and not timeout > 0:
+        raise SystemExit("liverpool simulate: --bot-timeout must be positive")
     try:
-        for b in set(bots):
-            make_bot(b)
-    except BotSpecError as e:
+        if timeout is None:
+            timeout = default_timeout()  # read here so a bad variable fails before the games
+    except ValueError as e:
         raise SystemExit(f"liverpool simulate: {e}") from None
+    cwd = os.getcwd()
+    for b in sorted(set(bots)):
+        try:
+            bot = make_bot(b, timeout=timeout, cwd=cwd)
+        except BotSpecError as e:
+            raise SystemExit(f"liverpool simulate: {e}") from None
+        if isinstance(bot, ExternalBot):
+            # one handshake up front: a bot that cannot even start is an error, not 100
+            # incidents
+            try:
+                bot.probe()
+            except BotProtocolError as e:
+                raise SystemExit(f"liverpool simulate: {b}: {e.message}") from None
+            finally:
+                close_bot(bot)
     overrides = parse_overrides(args.override or [])
     rules = RuleSet.preset(args.rules, overrides)
     rules.check_players(args.players)
     workers = args.workers or os.cpu_count() or 1
-    specs = specs_for(args.games, args.rules, overrides, bots, args.seed)
+    specs = specs_for(args.games, args.rules, overrides, bots, args.seed, timeout, cwd)
     err = Console(stderr=True)
-    with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), console=err, transient=True) as bar:
-        task = bar.add_task("games", total=len(specs))
+    try:
+        with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(),
+                      TimeRemainingColumn(), console=err, transient=True) as bar:
+            task = bar.add_task("games", total=len(specs))
 
-        def advance(k: int) -> None:
-            bar.advance(task, k)
-        if args.backend == "ray":
-            results = run_ray(specs, workers, bool(args.records), args.address, advance)
-        else:
-            results = run_local(specs, workers, bool(args.records), advance)
+            def advance(k: int) -> None:
+                bar.advance(task, k)
+            if args.backend == "ray":
+                results = run_ray(specs, workers, bool(args.records), args.address, advance)
+            else:
+                results = run_local(specs, workers, bool(args.records), advance)
+    except KeyboardInterrupt:
+        err.print("liverpool simulate: interrupted; no results")
+        return 130
     if args.records:
         write_records(results, Path(args.records))
     stats = summarize(results)
+    incidents = [i for r in results for i in r.incidents]
     if args.json:
         print(json.dumps({"games": len(results), "players": args.players, "rules": args.rules,
-                          "seed": args.seed, "bots": [s.to_json() for s in stats]}))
+                          "seed": args.seed, "bots": [s.to_json() for s in stats],
+                          "incidents": incidents}))
         return 0
     table = Table(title=f"{len(results)} games, {args.players} players, {args.rules} rules")
     contract_cols = sorted({k for s in stats for k in s.made})
@@ -273,5 +360,22 @@ def main(args: Any) -> int:
         table.add_row(s.bot, str(s.games), f"{s.wins:g}", f"{j['win_rate']:.1%}",
                       f"{low:.1%}-{high:.1%}", f"{j['mean_points']:.1f}",
                       f"{j['median_points']:g}", f"{j['mean_points_per_hand']:.1f}", made)
-    Console().print(table)
+    out = Console()
+    out.print(table)
+    if incidents:
+        out.print(f"[bold]{len(incidents)} incident{'s' if len(incidents) > 1 else ''}[/] "
+                  f"(the basic bot finished those games for the seat):")
+        for line in incident_lines(incidents):
+            out.print("  " + line, markup=False, highlight=False)
     return 0
+
+
+def incident_lines(incidents: Sequence[dict[str, Any]]) -> list[str]:
+    """One readable line per incident: which bot, game, decision, what happened, what it sent."""
+    lines = []
+    for i in incidents:
+        sent = f"; it sent: {i['sent']}" if i.get("sent") else ""
+        lines.append(f"game {i['game']}, seat {i['seat']} ({i['bot']}), decision "
+                     f"{i['decision']} (record action {i['action']}): {i['kind']}: "
+                     f"{i['message']}{sent}")
+    return lines

@@ -1,5 +1,6 @@
 """Computer players: ``random``, ``basic`` and ``expert`` (with ``expert:400it`` or
-``expert:200ms`` budgets), all behind one interface (``Bot``), and hints for a seat."""
+``expert:200ms`` budgets), external programs (``cmd:COMMAND``, ``cmd@2s:COMMAND``: the bot
+protocol), all behind one interface (``Bot``), and hints for a seat."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from ..engine import SeatView
 from .base import Bot, RandomBot, bot_event, close_bot
 from .basic import BasicBot
 from .expert import ExpertBot
+from .external import ExternalBot, make_external
 
 LEVELS = ("random", "basic", "expert")
 
@@ -19,8 +21,28 @@ class BotSpecError(ValueError):
     """A bot name that is not a level (or has a malformed budget)."""
 
 
-def make_bot(spec: str) -> Bot:
-    """``random``, ``basic``, ``expert``, ``expert:400it``, ``expert:200ms``."""
+_CMD = re.compile(r"cmd(?:@(\d+(?:\.\d+)?)(ms|s))?:(.*)", re.IGNORECASE | re.DOTALL)
+
+
+def make_bot(spec: str, *, timeout: float | None = None, cwd: str | None = None) -> Bot:
+    """``random``, ``basic``, ``expert``, ``expert:400it``, ``expert:200ms``, or an external
+    program: ``cmd:COMMAND`` (split like a shell would, run without one) with the per-decision
+    time limit ``timeout`` (seconds; default ``LIVERPOOL_BOT_TIMEOUT`` or 5), or
+    ``cmd@500ms:COMMAND`` / ``cmd@2s:COMMAND`` to give the limit in the spec. ``cwd`` is the
+    directory the command runs in (default: the current one). No process starts until the
+    bot's first game."""
+    m = _CMD.fullmatch(spec.strip())
+    if m:
+        command = m.group(3).strip()
+        if m.group(1) is not None:
+            amount = float(m.group(1))
+            timeout = amount / 1000 if m.group(2).lower() == "ms" else amount
+            if not timeout > 0:
+                raise BotSpecError(f"{spec!r}: the time limit must be positive")
+        try:
+            return make_external(command, timeout=timeout, cwd=cwd, name=spec.strip())
+        except ValueError as e:
+            raise BotSpecError(f"{spec!r}: {e}") from None
     text = spec.strip().lower()
     if text == "random":
         return RandomBot()
@@ -34,8 +56,8 @@ def make_bot(spec: str) -> Bot:
         if amount <= 0:
             raise BotSpecError(f"{spec!r}: the budget must be positive")
         return ExpertBot(iterations=amount) if m.group(2) == "it" else ExpertBot(millis=amount)
-    raise BotSpecError(f"unknown bot {spec!r}: use random, basic, expert, expert:400it or "
-                       f"expert:200ms")
+    raise BotSpecError(f"unknown bot {spec!r}: use random, basic, expert, expert:400it, "
+                       f"expert:200ms or cmd:COMMAND")
 
 
 def hint(view: SeatView, legal: Sequence[Action]) -> tuple[Action, str]:
@@ -45,5 +67,5 @@ def hint(view: SeatView, legal: Sequence[Action]) -> tuple[Action, str]:
     return BasicBot().decide(view, legal)
 
 
-__all__ = ["LEVELS", "BasicBot", "Bot", "BotSpecError", "ExpertBot", "RandomBot", "bot_event",
-           "close_bot", "hint", "make_bot"]
+__all__ = ["LEVELS", "BasicBot", "Bot", "BotSpecError", "ExpertBot", "ExternalBot",
+           "RandomBot", "bot_event", "close_bot", "hint", "make_bot"]
