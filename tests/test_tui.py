@@ -193,6 +193,7 @@ async def test_a_whole_hand_with_the_keyboard(tmp_path: Path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, Notice)
         result = text_of(app.screen.query_one(Static))
+        assert app.screen.query_one(Static).size.width > 40  # drawn, not squeezed to nothing
         assert "Hand 1 is over: You went out" in result
         assert game.scores == [[0, game.scores[0][1], game.scores[0][2]]]
         assert str(game.scores[0][1]) in result and "Score sheet" in result

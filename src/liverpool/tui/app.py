@@ -68,11 +68,11 @@ class PlayApp(App[None]):
     Screen { layout: vertical; }
     #title { height: 1; background: $primary-background; color: $text; padding: 0 1; }
     #top { height: 1fr; }
-    #left { width: 3fr; }
+    #left { width: 1fr; }
     #players { height: auto; border: round $secondary; padding: 0 1; }
     #pile { height: auto; padding: 0 1; }
     #melds { height: 1fr; border: round $secondary; padding: 0 1; overflow-y: auto; }
-    #log { width: 2fr; border: round $secondary; }
+    #log { width: 1fr; border: round $secondary; }
     #hand { height: auto; border: round $accent; padding: 0 1; }
     #compose { height: auto; padding: 0 1; display: none; }
     #compose.on { display: block; }
@@ -108,7 +108,7 @@ class PlayApp(App[None]):
                 yield Static(id="players")
                 yield Static(id="pile")
                 yield Static(id="melds")
-            log = RichLog(id="log", wrap=True, markup=False)
+            log = RichLog(id="log", wrap=True, markup=False, min_width=20)
             log.can_focus = False
             yield log
         yield Static(id="hand")
@@ -299,8 +299,12 @@ class PlayApp(App[None]):
         if self.paused:
             return
         ev = self.session.step_bot()
-        if ev is not None:
+        # a pass says nothing on screen, so waiting after it would only slow the game
+        while ev is not None:
             self.show_event(ev)
+            if ev.text is not None or self.paused:
+                break
+            ev = self.session.step_bot()
         self.after_change()
 
     def run_bots(self) -> None:
@@ -326,7 +330,7 @@ class PlayApp(App[None]):
             self.log_line(Text(ev.text, style=style))
         for w in ev.warnings:
             self.log_line(Text(f"⚠ {w}", style="bold red"))
-            self.notify(w, severity="warning", timeout=4)
+            self.notify(w, severity="warning", timeout=3)
         if ev.hand is not None:
             g = self.session.game
             r = ev.hand

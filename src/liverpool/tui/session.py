@@ -122,6 +122,8 @@ class Session:
         self.save_path = save_path
         self.closed = False
         self.hinter: Bot | None = None
+        self.warned_hand = -1
+        self.warned: set[int] = set()  # seats already announced on one card this hand
         for s, bot in enumerate(self.bots):
             if bot is not None:
                 bot_event(bot, {"type": "game_start", "seat": s, "players": list(game.players),
@@ -299,9 +301,12 @@ class Session:
                     bot_event(bot, {"type": "hand_end", "seat": s,
                                     "scores": list(after.scores[-1])})
         else:
+            if after.hand_index != self.warned_hand:
+                self.warned_hand, self.warned = after.hand_index, set()
             for s in range(g.n):
-                if s != self.human and after.hand_sizes[s] == 1 \
-                        and before[0].hand_sizes[s] != 1:
+                # once a hand per seat: a player on one card draws and discards every turn
+                if s != self.human and after.hand_sizes[s] == 1 and s not in self.warned:
+                    self.warned.add(s)
                     ev.warnings.append(f"{g.players[s]} has one card left")
         if g.over:
             ev.game_over = True

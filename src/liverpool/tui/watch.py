@@ -108,7 +108,7 @@ class WatchApp(App[None]):
                 yield Static(id="hands")
                 yield Static(id="pile")
                 yield Static(id="melds")
-            log = RichLog(id="log", wrap=True)
+            log = RichLog(id="log", wrap=True, min_width=20)
             log.can_focus = False
             yield log
         yield Static(id="keys")

@@ -34,7 +34,7 @@ def players_table(view: SeatView, hand_sizes: Sequence[int] | None = None,
     """Every player's name, cards held, down or not, buys used, running total."""
     t = Table(expand=True, box=None, padding=(0, 1), show_edge=False)
     t.add_column("", width=2)
-    t.add_column("player", ratio=3, no_wrap=True)
+    t.add_column("player", no_wrap=True)
     t.add_column("cards", justify="right")
     t.add_column("down", justify="center")
     t.add_column("buys", justify="right")
@@ -192,8 +192,9 @@ class Notice(ModalScreen[bool]):
 
     DEFAULT_CSS = """
     Notice { align: center middle; }
-    Notice > Vertical { width: auto; max-width: 90%; height: auto; max-height: 90%;
-                        border: round $accent; background: $surface; padding: 0 1; }
+    Notice > Vertical { width: 90%; max-width: 110; height: auto; max-height: 90%;
+                        border: round $accent; background: $surface; padding: 0 1;
+                        overflow-y: auto; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "close", "close"), Binding("escape", "close", "close"),
