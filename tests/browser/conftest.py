@@ -33,17 +33,17 @@ SHOTS = Path(os.environ.get("LIVERPOOL_SHOTS", "")) if os.environ.get("LIVERPOOL
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
 
-def _wait_up(base: str, proc: subprocess.Popen[bytes] | None, timeout: float = 30.0) -> None:
+def _wait_up(base: str, proc: subprocess.Popen[bytes], log: Path, timeout: float = 30.0) -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        if proc is not None and proc.poll() is not None:
-            out = proc.stdout.read().decode() if proc.stdout else ""
+        if proc.poll() is not None:
+            out = log.read_text(errors="replace")
             raise RuntimeError(f"liverpool serve exited with {proc.returncode}:\n{out}")
         with contextlib.suppress(OSError, urllib.error.URLError), \
                 urllib.request.urlopen(base + "/api/config", timeout=2) as r:
@@ -67,31 +67,48 @@ class Server:
             return json.loads(r.read().decode())
 
 
+def start_server(db: Path, port: int) -> subprocess.Popen[bytes]:
+    """`liverpool serve` on loopback with a SQLite file; bots think 50 ms; seeds allowed."""
+    env = dict(os.environ, LIVERPOOL_ALLOW_SEED="1", LIVERPOOL_BOT_THINK="0.05",
+               PYTHONUNBUFFERED="1")
+    # output goes to a file beside the database: a pipe nobody reads could fill and block it
+    with open(db.with_suffix(".log"), "ab") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "liverpool.cli", "serve", "--host", "127.0.0.1", "--port",
+             str(port), "--db", f"sqlite:///{db}"],
+            stdout=out, stderr=subprocess.STDOUT, env=env)
+    try:
+        _wait_up(f"http://127.0.0.1:{port}", proc, db.with_suffix(".log"))
+    except BaseException:
+        stop_server(proc)
+        raise
+    return proc
+
+
+def stop_server(proc: subprocess.Popen[bytes], kill: bool = False) -> None:
+    if kill:
+        proc.kill()
+    else:
+        proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     given = os.environ.get("LIVERPOOL_TEST_BASE_URL")
     if given:
         yield Server(given.rstrip("/"))
         return
-    port = _free_port()
-    db = tmp_path_factory.mktemp("web") / "tables.db"
-    env = dict(os.environ, LIVERPOOL_ALLOW_SEED="1", LIVERPOOL_BOT_THINK="0.05",
-               PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "liverpool.cli", "serve", "--host", "127.0.0.1", "--port",
-         str(port), "--db", f"sqlite:///{db}"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
-    base = f"http://127.0.0.1:{port}"
+    port = free_port()
+    proc = start_server(tmp_path_factory.mktemp("web") / "tables.db", port)
     try:
-        _wait_up(base, proc)
-        yield Server(base)
+        yield Server(f"http://127.0.0.1:{port}")
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_server(proc)
 
 
 @pytest.fixture(scope="session")

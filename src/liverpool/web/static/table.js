@@ -877,6 +877,13 @@ class TableClient {
     }
     const b = this.root.querySelector("[data-clock-buy]");
     if (b && d && d.kind === "buy") b.textContent = `buying closes in ${Math.max(0, Math.ceil((d.end - Date.now()) / 1000))} s`;
+    if (d && d.kind === "buy" && d.end <= Date.now()) {
+      // the window closed on its timer: the server takes no new intents (it sends no message
+      // for this, so the page drops the offer itself)
+      this.deadline = null;
+      this.intents = this.intents.filter((k) => k !== "buy" && k !== "call");
+      this.render();
+    }
   }
 }
 

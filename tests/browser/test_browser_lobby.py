@@ -1,0 +1,104 @@
+"""The lobby page and the connection: a table made with the form (bots at several levels, a rule
+option, turn and buy timers) and listed for others; the page riding out a server restart.
+
+Domain words: lobby, rule option (a knob override), turn timer, buy timer, reconnect.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from conftest import Server, free_port, open_table_as_host, start_server, stop_server
+
+
+def test_lobby_creates_a_table_with_bots_an_option_and_timers(server: Server,
+                                                               make_player: Any) -> None:
+    ann = make_player("Ann")
+    page = ann.page
+    page.goto(server.base + "/")
+    page.fill("#nickname", "Ann")
+    page.select_option("#preset", "standard")
+    page.select_option("#seat-count", "4")
+    page.select_option("select[data-seat='1']", "human")
+    page.select_option("select[data-seat='2']", "bot:random")
+    page.select_option("select[data-seat='3']", "bot:basic")
+    page.fill("#turn-timer", "30")
+    page.fill("#buy-timer", "4")
+    page.click(".rule-options summary")
+    page.fill("input[data-knob='max_buys']", "2")
+    ann.shot("lobby-form")
+    page.click("#create")
+    page.wait_for_url("**/t/*")
+    table = page.url.rsplit("/", 1)[-1]
+    summary = server.api("GET", f"/api/tables/{table}")
+    assert summary["overrides"] == {"max_buys": 2}
+    assert (summary["turn_timer"], summary["buy_timer"]) == (30, 4)
+    assert [(s["kind"], s["level"]) for s in summary["seats"]] == [
+        ("human", None), ("human", None), ("bot", "random"), ("bot", "basic")]
+    page.wait_for_selector("#start")
+
+    # someone else finds it in the list of open tables
+    bea = make_player("Bea")
+    bea.page.goto(server.base + "/")
+    row = bea.page.wait_for_selector(f".table-row[data-table='{table}']")
+    assert row is not None and "open" in row.inner_text()
+
+    # the seat nobody took is played by the computer once the host starts
+    page.click("#start")
+    page.wait_for_selector("#hand .card")
+    assert server.api("GET", f"/api/tables/{table}")["seats"][1]["kind"] == "bot"
+    assert "buys 0/2" in page.inner_text("#players")
+
+    # the running timers show as countdowns: the turn's on the seat, the buy's by "May I?"
+    seen_turn = seen_buy = False
+    end = time.monotonic() + 90
+    while not (seen_turn and seen_buy) and time.monotonic() < end:
+        clock = page.inner_text(".player[data-seat='0'] .clock")
+        if clock.startswith("⏱"):
+            assert 0 <= int(clock.split()[1]) <= 30
+            seen_turn = True
+        if page.locator("#buy-clock").count():
+            seen_buy = seen_buy or "closes in" in page.inner_text("#buy-clock")
+        if ann.legal():
+            ann.perform(ann.hint())
+        time.sleep(0.05)
+    assert seen_turn and seen_buy
+    assert not ann.errors and not bea.errors
+
+
+def test_the_page_reconnects_by_itself_after_a_server_restart(tmp_path: Path,
+                                                               make_player: Any) -> None:
+    port = free_port()
+    db = tmp_path / "tables.db"
+    proc = start_server(db, port)
+    try:
+        own = Server(f"http://127.0.0.1:{port}")
+        ann = make_player("Ann")
+        ann.server = own
+        open_table_as_host(own, ann, {
+            "nickname": "Ann", "rules": "standard", "overrides": {},
+            "seats": [{"kind": "human"}, {"kind": "bot", "level": "basic"},
+                      {"kind": "bot", "level": "basic"}],
+            "turn_timer": None, "buy_timer": None, "seed": 4})
+        ann.page.click("#start")
+        ann.page.wait_for_selector(".table-page[data-legal]:not([data-legal=''])")
+        ann.perform(ann.hint())
+        ann.page.wait_for_selector(".table-page[data-legal~='discard']")
+        hand, version = sorted(ann.hand()), ann.version()
+
+        stop_server(proc, kill=True)
+        ann.page.wait_for_selector("#conn[data-state='offline']")
+        assert "reconnecting" in ann.page.inner_text("#conn")
+        proc = start_server(db, port)
+        ann.page.wait_for_selector("#conn[data-state='online']", timeout=20_000)
+        ann.page.wait_for_selector(".table-page[data-legal~='discard']")
+        assert sorted(ann.hand()) == hand and ann.version() == version
+        # and play goes on
+        a = ann.hint()
+        ann.perform(a)
+        assert ann.version() > version
+        assert not ann.errors, ann.errors
+    finally:
+        stop_server(proc)
