@@ -365,18 +365,22 @@ def test_without_events_the_bot_still_hears_of_games_and_hands(
     log = tmp_path / "log.jsonl"
     monkeypatch.setenv("BOT_LOG", str(log))
     ext = make_bot(bot("fair.py"))
-    game = Game(RuleSet.preset("arena", {"hands": [1, 2]}), 2, seed=3)
     seats: list[Any] = [ext, BasicBot()]
     try:
-        while not game.over:
-            seat = game.to_act()[0]
-            legal = game.legal_actions(seat)
-            game.apply(seats[seat].choose(game.view_for(seat), legal, random.Random(1)))
+        for seed in (3, 4):  # two games in a row, the bot never told either began
+            game = Game(RuleSet.preset("arena", {"hands": [1, 2]}), 2, seed=seed)
+            while not game.over:
+                seat = game.to_act()[0]
+                legal = game.legal_actions(seat)
+                game.apply(seats[seat].choose(game.view_for(seat), legal, random.Random(1)))
     finally:
         close_bot(ext)
-    kinds = [json.loads(x)["type"] for x in log.read_text().splitlines()]
-    events = [k for k in kinds if k != "decide"]
-    assert events == ["hello", "game_start", "hand_start", "hand_end", "hand_start", "quit"]
+    messages = [json.loads(x) for x in log.read_text().splitlines()]
+    events = [m["type"] for m in messages if m["type"] != "decide"]
+    one_game = ["game_start", "hand_start", "hand_end", "hand_start"]
+    assert events == ["hello", *one_game, *one_game, "quit"]
+    assert [m["game"] for m in messages if m["type"] == "game_start"] == [0, 1]
+    assert ext.incidents == []
 
 
 # ---- nothing hidden reaches a bot -----------------------------------------------------------

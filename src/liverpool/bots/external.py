@@ -504,6 +504,9 @@ class ExternalBot:
     def _catch_up(self, view: SeatView) -> None:
         """Events the host did not send, derived from the view (an interface that only asks
         for decisions still gives its bot a game start and the hands' ends)."""
+        if self._in_game and (len(view.scores) < self._hands_ended
+                              or view.hand_number < self._hand_started):
+            self._in_game = False  # a new game began without a word from the host
         if not self._in_game:
             self._start_game({"type": "game_start", "game": self._games_started,
                               "seat": view.seat, "players": list(view.players),
