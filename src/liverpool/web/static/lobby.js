@@ -67,7 +67,22 @@ function joinByLink() {
   return h("div.joinlink", {}, input, h("button", { type: "button", onclick: go, text: "Open" }));
 }
 
+// the knobs whose values are words (RULES.md section 3): offered as a choice
+const CHOICES = {
+  buy_priority: ["seat", "first_call"],
+  joker_swap: ["none", "runs", "runs_and_sets"],
+  going_out: ["discard", "empty", "float"],
+  playable_discard: ["none", "bonus", "take_back", "give_cards", "points", "standard"],
+  progression: ["all", "own"],
+};
+
 function knobInput(name, value) {
+  if (CHOICES[name] && typeof value === "string") {
+    const sel = h("select", { name, dataset: { knob: name, kind: "choice" } },
+      CHOICES[name].map((c) => h("option", { value: c, text: c })));
+    sel.value = value;
+    return sel;
+  }
   if (typeof value === "boolean") {
     const el = h("input", { type: "checkbox", name, dataset: { knob: name } });
     el.checked = value;
@@ -80,6 +95,7 @@ function knobInput(name, value) {
 }
 
 function knobValue(el) {
+  if (el.dataset.kind === "choice") return el.value;
   if (el.type === "checkbox") return el.checked;
   if (el.type === "number") return el.value === "" ? null : Number(el.value);
   return JSON.parse(el.value);
@@ -114,6 +130,11 @@ function createForm() {
   };
   const drawKnobs = () => {
     const values = config.presets[preset.value] || {};
+    // offer only the player counts the preset allows
+    const lo = values.min_players || 2;
+    const hi = values.max_players || 8;
+    for (const opt of count.options) opt.disabled = Number(opt.value) < lo || Number(opt.value) > hi;
+    if (Number(count.value) < lo) { count.value = String(lo); drawSeats(); }
     knobs.replaceChildren(...Object.entries(values).map(([k, v]) =>
       h("label.knob", {}, h("span", { text: k }), knobInput(k, v))));
   };
