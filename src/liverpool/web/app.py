@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 import re
@@ -143,12 +144,13 @@ async def _body(request: Request) -> dict[str, Any]:
 
 def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None = None,
                grace: float = 15.0, bot_think: float = 0.6, allow_seed: bool = False,
-               store: Store | None = None) -> FastAPI:
+               store: Store | None = None, gc_freeze: bool = True) -> FastAPI:
     """The server app. ``db_url``: None (SQLite in the user's data directory), a file path,
     ``sqlite:///...`` or ``postgresql://...``. ``bot_commands`` maps extra bot level names to
     commands (``cmd:`` bots). ``grace``: seconds before a dropped player is covered by a bot.
     ``bot_think``: seconds a bot waits before each move. ``allow_seed``: accept ``seed`` and
-    ``deals`` when a table is created (for tests: it lets the host know the cards)."""
+    ``deals`` when a table is created (for tests: it lets the host know the cards).
+    ``gc_freeze``: keep the garbage collector's pauses short (see ``_gc_tidy``)."""
     commands = dict(bot_commands or {})
     for name in commands:
         if name in LEVELS or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]{0,31}", name):
@@ -162,9 +164,12 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await the_store.open()
         await registry.resume_all()
+        tidy = asyncio.create_task(_gc_tidy()) if gc_freeze else None
         try:
             yield
         finally:
+            if tidy is not None:
+                tidy.cancel()
             await registry.close()
             await the_store.close()
 
@@ -335,6 +340,21 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
                 sender.cancel()
 
     return app
+
+
+GC_TIDY_EVERY = 10.0
+
+
+async def _gc_tidy() -> None:
+    """Every few seconds, collect young garbage, then move every survivor out of the garbage
+    collector's reach (``gc.freeze``). Games hold many long-lived objects (actions, melds,
+    views); a full collection over all tables would stop every table for a few hundred
+    milliseconds, while this collects only what was made since the last tidy. Frozen objects
+    are still freed by reference counting."""
+    while True:
+        gc.collect()
+        gc.freeze()
+        await asyncio.sleep(GC_TIDY_EVERY)
 
 
 async def _send_loop(ws: WebSocket, conn: Conn) -> None:
