@@ -231,7 +231,11 @@ class TableOwner:
             for s in self.seats:
                 if s.kind == "human" and not s.conns:
                     self._start_grace(s)
-            self.post(self._drive)
+            self.post(self._resume)
+
+    async def _resume(self) -> None:
+        await self._bot_events("game_start", "hand_start")
+        await self._drive()
 
     async def stop(self) -> None:
         for h in (self._bot_timer, self._turn_timer, self._buy_timer,
@@ -510,20 +514,40 @@ class TableOwner:
         for s in self.seats:
             if s.kind == "human" and not s.conns:
                 self._start_grace(s)
-        self._send_bot_events({"type": "game_start"})
+        await self._bot_events("game_start", "hand_start")
         self._broadcast_lobby()
         self._broadcast(self._sync_msg)
         await self._drive()
         return self.summary()
 
-    def _send_bot_events(self, ev: dict[str, Any]) -> None:
+    async def _bot_events(self, *kinds: str) -> None:
+        """Tell the bots that listen (external ones) of the game's start, hands and end.
+        Built-in bots don't listen; an external one may be slow to answer: in a thread."""
         g = self.game
         if g is None:
             return
+        from ..bots.external import (
+            game_end_event,
+            game_start_event,
+            hand_end_event,
+            hand_start_event,
+        )
         for seat, b in self.bots.items():
-            with contextlib.suppress(Exception):
-                bot_event(b, {**ev, "seat": seat, "players": list(g.players),
-                              "totals": list(g.totals)})
+            if not callable(getattr(b, "event", None)):
+                continue
+            for kind in kinds:
+                if kind == "game_start":
+                    ev = game_start_event(g, seat)
+                elif kind == "hand_start":
+                    ev = hand_start_event(g)
+                elif kind == "hand_end":
+                    ev = hand_end_event(g)
+                else:
+                    ev = game_end_event(g)
+                try:
+                    await asyncio.to_thread(bot_event, b, ev)
+                except Exception:
+                    log.exception("table %s: the bot of seat %d failed an event", self.id, seat)
 
     # ================================================================ websocket messages =====
     async def on_hello(self, conn: Conn, token: str | None, version: int) -> None:
@@ -720,12 +744,11 @@ class TableOwner:
                                       "event": self._event_for(seat, event),
                                       **self._state(seat)})
         if hand_ended:
-            self._send_bot_events({"type": "hand_end", "scores": list(g.scores[-1])})
+            await self._bot_events("hand_end", "game_end" if g.over else "hand_start")
         if g.over:
             self.status = "over"
-            self._send_bot_events({"type": "game_end", "winners": list(g.winners)})
             for b in self.bots.values():
-                close_bot(b)
+                await asyncio.to_thread(close_bot, b)
             await self.store.set_status(self.id, "over")
             self._broadcast_lobby()
 

@@ -1,0 +1,86 @@
+"""The HTTP side: pages, configuration, the lobby's checks, and external bots the host
+configured."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from conftest import play_turns, serve
+
+from liverpool.rules import PRESET_NAMES
+from liverpool.web.app import STATIC
+
+EXAMPLE_BOT = Path(__file__).resolve().parents[2] / "examples" / "example_bot.py"
+
+
+async def test_pages_and_config(sqlite_url: str) -> None:
+    async with serve(sqlite_url, bot_commands={"mine": f"{sys.executable} {EXAMPLE_BOT}"}) \
+            as srv:
+        index = (STATIC / "index.html").read_bytes() if (STATIC / "index.html").is_file() \
+            else None
+        for path in ("/", "/t/abc", "/replay/abc"):
+            r = await srv.http.get(path)
+            assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+            if index is not None:
+                assert r.content == index
+        for asset in sorted(STATIC.glob("*.js"))[:2]:
+            r = await srv.http.get(f"/static/{asset.name}")
+            assert r.status_code == 200 and r.content == asset.read_bytes()
+        cfg = (await srv.http.get("/api/config")).json()
+        assert sorted(cfg["presets"]) == sorted(PRESET_NAMES)
+        assert cfg["presets"]["standard"]["going_out"] == "float"
+        assert cfg["levels"] == ["random", "basic", "expert", "mine"]
+
+
+async def test_lobby_checks_what_it_is_given(sqlite_url: str) -> None:
+    async with serve(sqlite_url, allow_seed=False) as srv:
+        bad = [
+            ({"seats": [{"kind": "human"}] * 3}, "bad_request"),  # no nickname
+            ({"nickname": "A", "seats": [{"kind": "bot", "level": "basic"}] * 3},
+             "bad_request"),  # seat 0 is the host's
+            ({"nickname": "A", "seats": [{"kind": "human"}] * 2}, "bad_rules"),  # standard: 3+
+            ({"nickname": "A", "seats": [{"kind": "human"}] * 3, "rules": "poker"},
+             "bad_rules"),
+            ({"nickname": "A", "seats": [{"kind": "human"}] * 3, "overrides": {"nope": 1}},
+             "bad_rules"),
+            ({"nickname": "A", "seats": [{"kind": "human"}, {"kind": "bot", "level": "wizard"},
+                                         {"kind": "human"}]}, "bad_request"),
+            ({"nickname": "A", "seats": [{"kind": "human"}, {"kind": "bot",
+                                                            "level": "cmd:rm -rf /"},
+                                         {"kind": "human"}]}, "bad_request"),
+            ({"nickname": "A", "seats": [{"kind": "human"}] * 3, "turn_timer": -1},
+             "bad_request"),
+            ({"nickname": "A", "seats": [{"kind": "human"}] * 3, "seed": 7}, "bad_request"),
+        ]
+        for body, code in bad:
+            r = await srv.http.post("/api/tables", json=body)
+            assert r.status_code == 400 and r.json()["error"] == code, (body, r.text)
+            assert r.json()["message"]
+        assert (await srv.http.get("/api/tables")).json() == {"tables": []}
+        t = await srv.create([{"kind": "human"}, {"kind": "human"},
+                              {"kind": "bot", "level": "expert:50it"}],
+                             overrides={"max_buys": 2}, buy_timer=5)
+        summary = t["table"]
+        assert summary["overrides"] == {"max_buys": 2} and summary["buy_timer"] == 5.0
+        assert t["share_url"].endswith(f"/t/{summary['id']}") and len(t["token"]) >= 22
+        r = await srv.http.post(f"/api/tables/{summary['id']}/join", json={"nickname": "Ann"})
+        assert r.json()["seat"] == 1
+        listed = (await srv.http.get("/api/tables")).json()["tables"]
+        assert [x["id"] for x in listed] == [summary["id"]]
+        assert listed[0]["seats"][1]["name"] == "Ann (2)"  # the host is Ann too
+
+
+async def test_a_configured_external_bot_plays_its_seat(sqlite_url: str) -> None:
+    async with serve(sqlite_url, bot_commands={"example": f"{sys.executable} {EXAMPLE_BOT}"}) \
+            as srv:
+        t = await srv.create([{"kind": "human"}, {"kind": "bot", "level": "example"},
+                              {"kind": "bot", "level": "basic"}], overrides={"hands": [1]})
+        tid = t["table"]["id"]
+        ann = await srv.client(tid, t["token"])
+        await srv.http.post(f"/api/tables/{tid}/start", json={"token": t["token"]})
+        final = await play_turns(ann, lambda m: False, timeout=120)
+        assert final["view"]["phase"] == "over"
+        rec = (await srv.http.get(f"/api/tables/{tid}/record")).json()
+        assert any(a["player"] == 1 and a["type"] == "discard" for a in rec["actions"])
+        await ann.close()
