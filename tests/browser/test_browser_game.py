@@ -39,10 +39,16 @@ def test_two_friends_and_a_bot_play_a_hand(server: Server, make_player: Any) -> 
 
     bought = reloaded = False
     went_down: set[str] = set()
+    warned = False
     for _ in range(600):
         wait_any_turn([ann, bea])
         if ann.phase() == "over":
             break
+        if ann.page.locator(".player.one-card").count():
+            # a seat down to one card is announced to everyone
+            for p in (ann, bea):
+                p.page.wait_for_selector("#one-card:has-text('one card left')")
+            warned = True
         for p in (ann, bea):
             legal = p.legal()
             if not legal:
@@ -84,7 +90,7 @@ def test_two_friends_and_a_bot_play_a_hand(server: Server, make_player: Any) -> 
     ann.shot("game-over")
     rows = ann.page.eval_on_selector_all("#final-scores tbody tr", SCORE_ROWS)
     assert len(rows) == 1 and 0 in rows[0], rows  # somebody went out and scored nothing
-    assert bought and reloaded
+    assert bought and reloaded and warned
     assert went_down, "neither friend went down"
     assert not ann.errors and not bea.errors, ann.errors + bea.errors
 

@@ -21,16 +21,22 @@ ANN = ["7S", "7D", "7C", "5H", "6H", "7H", "8H", "JK", "9H", "3D"]
 OVERRIDES = {"hands": [2]}  # one hand, contract 2: one set and one run
 
 
-def stacked_table(server: Server, host: Player, bots: str = "basic") -> str:
-    rules = RuleSet.preset("standard", OVERRIDES)
+def stacked_table(server: Server, host: Player, bots: str = "basic", preset: str = "standard",
+                  overrides: dict[str, Any] | None = None, ann: list[str] | None = None) -> str:
+    """A table whose one hand deals ``ann`` to the host (seat 0) and the rest at random."""
+    overrides = OVERRIDES if overrides is None else overrides
+    ann = ANN if ann is None else ann
+    rules = RuleSet.preset(preset, overrides)
+    contract = (rules.hands or (1,))[0]
     pack = Counter(new_deck(rules.decks_for(3), rules.jokers_per_deck))
-    pack.subtract(Counter(parse_card(c) for c in ANN))
+    pack.subtract(Counter(parse_card(c) for c in ann))
     rest = sorted(pack.elements())
     random.Random(5).shuffle(rest)
-    hands = [[parse_card(c) for c in ANN], rest[:10], rest[10:20]]
-    deck = stacked_deck(rules, 3, 0, hands, upcard=rest[20], contract_no=2)
+    n = len(ann)
+    hands = [[parse_card(c) for c in ann], rest[:n], rest[n:2 * n]]
+    deck = stacked_deck(rules, 3, 0, hands, upcard=rest[2 * n], contract_no=contract)
     return open_table_as_host(server, host, {
-        "nickname": "Ann", "rules": "standard", "overrides": OVERRIDES,
+        "nickname": "Ann", "rules": preset, "overrides": overrides,
         "seats": [{"kind": "human"}, {"kind": "bot", "level": bots},
                   {"kind": "bot", "level": bots}],
         "turn_timer": None, "buy_timer": None, "seed": 3,
@@ -58,18 +64,8 @@ def test_go_down_editor_lay_off_swap_and_illegal_reason(server: Server, make_pla
     ann.page.wait_for_selector("#go-down")
 
     # edit the suggestion: take every card back, then build the two melds by picking cards
-    ann.page.click("#go-down-edit")
-    while ann.page.locator("#go-down .edit-meld .card").count():
-        ann.page.locator("#go-down .edit-meld .card").first.click()
-    for meld in (["7S", "7D", "7C"], ["8H", "6H", "5H", "7H"]):
-        for c in meld:
-            free = f"#hand .card[data-card='{c}']:not(.selected):not(.used)"
-            ann.page.locator(free).first.click()
-        ann.page.click("#new-meld")
-    assert ann.page.locator("#hand .card.used").count() == 7
-    before = ann.version()
-    ann.page.click("#go-down-send")
-    ann.wait_version_after(before)
+    # (the run's cards picked out of order)
+    build_go_down(ann, [["7S", "7D", "7C"], ["8H", "6H", "5H", "7H"]])
     # runs are sent low to high whatever the order the cards were picked in
     assert my_melds(ann) == [["7S", "7D", "7C"], ["5H", "6H", "7H", "8H"]]
     assert sorted(ann.hand()) == sorted(["JK", "9H", "3D", *[c for c in ann.hand()
@@ -120,6 +116,49 @@ def test_go_down_editor_lay_off_swap_and_illegal_reason(server: Server, make_pla
     ann.page.click("#discard")
     ann.wait_version_after(before)
     assert "3D" not in ann.hand()
+    assert not ann.errors, ann.errors
+
+
+def build_go_down(ann: Player, melds: list[list[str]]) -> None:
+    """Through the go-down editor: take every suggested card back, pick ``melds``, go down."""
+    ann.page.click("#go-down-edit")
+    while ann.page.locator("#go-down .edit-meld .card").count():
+        ann.page.locator("#go-down .edit-meld .card").first.click()
+    for meld in melds:
+        for c in meld:
+            free = f"#hand .card[data-card='{c}']:not(.selected):not(.used)"
+            ann.page.locator(free).first.click()
+        ann.page.click("#new-meld")
+    assert ann.page.locator("#hand .card.used").count() == sum(map(len, melds))
+    before = ann.version()
+    ann.page.click("#go-down-send")
+    ann.wait_version_after(before)
+
+
+def test_borrow_a_card_from_a_meld_into_a_new_one(server: Server, make_player: Any) -> None:
+    # house rules have borrow; its lay-off gate (two players down) is lifted to keep this short
+    ann = make_player("Ann")
+    stacked_table(server, ann, preset="house",
+                  overrides={"hands": [1], "layoff_needs_second_down": False},
+                  ann=["7S", "7D", "7C", "7H", "QS", "QD", "QC", "8H", "9H"])
+    start_and_wait_turn(ann)
+    ann.perform({"type": "draw", "player": 0})
+    ann.page.wait_for_selector("#go-down")
+    build_go_down(ann, [["7S", "7D", "7C", "7H"], ["QS", "QD", "QC"]])
+    assert len(my_melds(ann)) == 2
+
+    sevens = ".meld-owner[data-owner='0'] .meld[data-meld='0']"
+    ann.page.click(f"{sevens} .card[data-card='7H']")
+    assert "Borrowing 7H" in ann.page.inner_text("#status")
+    for c in ("9H", "8H"):
+        ann.page.locator(f"#hand .card[data-card='{c}']").click()
+    before = ann.version()
+    ann.page.click("#borrow")
+    ann.wait_version_after(before)
+    assert sorted(my_melds(ann)) == sorted([["7S", "7D", "7C"], ["QS", "QD", "QC"],
+                                            ["7H", "8H", "9H"]])
+    assert "8H" not in ann.hand() and "9H" not in ann.hand()
+    ann.shot("borrow")
     assert not ann.errors, ann.errors
 
 

@@ -116,16 +116,16 @@ function createForm() {
   const msg = h("p.error", { role: "alert" });
 
   const seatChoice = (i, old) => {
-    const sel = h("select", { dataset: { seat: String(i) }, "aria-label": `seat ${i}` },
+    const sel = h("select", { dataset: { seat: String(i) }, "aria-label": `seat ${i + 1}` },
       h("option", { value: "human", text: "a friend (invite)" }),
       levels.map((l) => h("option", { value: "bot:" + l, text: "computer: " + l })));
     sel.value = old || (i === 1 ? "human" : "bot:basic");
-    return h("label.seat-row", {}, `Seat ${i}`, sel);
+    return h("label.seat-row", {}, `Seat ${i + 1}`, sel);
   };
   const drawSeats = () => {
     const old = [...seatRows.querySelectorAll("select")].map((s) => s.value);
     const n = Number(count.value);
-    seatRows.replaceChildren(h("label.seat-row", {}, "Seat 0", h("span.muted", { text: "you (host)" })));
+    seatRows.replaceChildren(h("label.seat-row", {}, "Seat 1", h("span.muted", { text: "you (host)" })));
     for (let i = 1; i < n; i++) seatRows.append(seatChoice(i, old[i - 1]));
   };
   const drawKnobs = () => {

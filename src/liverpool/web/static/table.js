@@ -58,7 +58,7 @@ async function showJoin(root, tableId) {
   };
   const watch = () => new TableClient(root, tableId, null).start();
   const seats = h("ul.seat-list", {}, summary.seats.map((s) =>
-    h("li", { text: `Seat ${s.seat}: ` + (s.kind === "bot" ? `computer (${s.level})` : (s.name || "free")) })));
+    h("li", { text: `Seat ${s.seat + 1}: ` + (s.kind === "bot" ? `computer (${s.level})` : (s.name || "free")) })));
   root.replaceChildren(h("section.panel.join", {},
     h("h2", { text: `Table ${tableId}` }),
     h("p", { text: `Rules: ${summary.rules} · ${summary.status}` }), seats,
@@ -321,7 +321,7 @@ class TableClient {
   name(seat) {
     if (this.view) return this.view.players[seat];
     const s = this.table && this.table.seats[seat];
-    return (s && s.name) || `Seat ${seat}`;
+    return (s && s.name) || `Seat ${seat + 1}`;
   }
 
   legalOf(...types) {
@@ -396,7 +396,7 @@ class TableClient {
     } });
     const seats = h("ul#seats.seat-list", {}, t.seats.map((s) => h("li", {
       class: s.kind === "human" && !s.name ? "free" : "",
-    }, `Seat ${s.seat}: `, s.kind === "bot" ? `computer (${s.level})` : (s.name || "waiting for a friend…"),
+    }, `Seat ${s.seat + 1}: `, s.kind === "bot" ? `computer (${s.level})` : (s.name || "waiting for a friend…"),
     s.seat === this.seat ? h("span.badge", { text: "you" }) : null,
     s.kind === "human" && s.name ? h("span.dot" + (s.connected ? ".on" : ""), { title: s.connected ? "connected" : "not connected" }) : null)));
     const parts = [h("h2", { text: "Waiting to start" }),
