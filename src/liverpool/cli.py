@@ -204,7 +204,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--bots", default="expert,basic,basic,basic",
                    help="one level per seat (random, basic, expert, expert:400it, "
-                        "expert:200ms), or one for every seat")
+                        "expert:200ms, cmd:COMMAND), or one for every seat")
+    p.add_argument("--bot-timeout", type=float, metavar="SECONDS",
+                   help="time limit per decision for cmd: bots (default: "
+                        "LIVERPOOL_BOT_TIMEOUT or 5)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=0, help="processes (0: one per core)")
     p.add_argument("--backend", choices=("local", "ray"), default="local")
