@@ -3,7 +3,7 @@
 // far as the record shows them, and the final score sheet (from the finished table's public
 // view). Domain words: record, step, hand (one deal), meld, lay-off, swap, borrow.
 
-import { cardElement, standsFor, parse, isWild, sortCards } from "./cards.js";
+import { cardElement, standsFor, parse, isWild, sortCards, readsAsRun, readsAsSet } from "./cards.js";
 import { api, h } from "./util.js";
 
 export async function showReplay(root, tableId) {
@@ -28,7 +28,11 @@ export async function showReplay(root, tableId) {
   new ReplayView(root, tableId, record, rules, steps).start();
 }
 
-/** Every state the record passes through, public parts only (the deal is not in the record). */
+/**
+ * Every state the record passes through, public parts only: the record holds the actions but
+ * not the deal, so this follows card counts, the stock and pile sizes, melds, who is down, buys
+ * and where each hand ends (someone out, final turns, the stock run dry, the turn limit).
+ */
 export function buildSteps(record, rules) {
   const n = record.players.length;
   const deuces = !!rules.deuces_wild;
@@ -36,76 +40,161 @@ export function buildSteps(record, rules) {
   const dealSizes = rules.deal_sizes || [10];
   const order = rules.hands || (rules.contracts || [{}]).map((_, i) => i + 1);
   const mode = rules.playable_discard || "none";
+  const goingOut = rules.going_out || "discard";
+  const maxRenewals = rules.stock_reshuffles ?? 2;
+  const turnLimit = rules.turn_limit ?? 300;
+  let decks = 2;
+  for (const [most, d] of [...(rules.decks || [[8, 2]])].reverse()) if (n <= most) decks = d;
+  const packSize = decks * (52 + (rules.jokers_per_deck ?? 2));
+  const own = rules.progression === "own";
+  const progress = Array(n).fill(0);
+  const name = (s) => record.players[s];
+
   let handIndex = 0;
   let dealer = record.first_dealer || 0;
-  const dealSize = () => dealSizes[Math.min(order[Math.min(handIndex, order.length - 1)] || 1, dealSizes.length) - 1];
-  let state = {
-    hand: 1, sizes: Array(n).fill(dealSize()), down: Array(n).fill(false), buys: Array(n).fill(0),
-    melds: [], top: null, text: "The cards are dealt.", actor: null,
+  let st = null; // the public state of the hand in play
+  let hidden = null; // what the page tracks but does not show
+  const dealSize = () => dealSizes[Math.min(own ? handIndex + 1 : order[Math.min(handIndex, order.length - 1)], dealSizes.length) - 1];
+  const contractNo = (p) => own ? progress[p] + 1 : order[Math.min(handIndex, order.length - 1)];
+  const newHand = () => {
+    const size = dealSize();
+    st = {
+      hand: handIndex + 1, sizes: Array(n).fill(size), down: Array(n).fill(false),
+      buys: Array(n).fill(0), melds: [], top: null, text: "The cards are dealt.", actor: null,
+    };
+    hidden = {
+      stock: packSize - n * size - 1, pile: 1, renewals: 0, out: Array(n).fill(false),
+      floating: Array(n).fill(false), finalQueue: null, turn: (dealer + 1) % n, turns: 1,
+      pendingDraw: null, discarder: null, over: false, wentDown: Array(n).fill(false),
+    };
   };
-  let lastDiscarder = null;
-  let windowOpen = false;
-  const steps = [structuredClone(state)];
-  const name = (s) => record.players[s];
-  const meldText = (i) => state.melds[i] ? `${name(state.melds[i].owner)}'s ${state.melds[i].cards.join(" ")}` : `meld ${i}`;
+  newHand();
+  const steps = [structuredClone(st)];
+
+  const takeStock = () => {
+    if (hidden.stock === 0) {
+      if (hidden.renewals >= maxRenewals || hidden.pile < 2) return false;
+      hidden.stock = hidden.pile - 1;
+      hidden.pile = 1;
+      hidden.renewals += 1;
+    }
+    hidden.stock -= 1;
+    return true;
+  };
+  const endHand = () => { hidden.over = true; };
+  const nextTurn = () => {
+    if (hidden.finalQueue) {
+      while (hidden.finalQueue.length) {
+        const q = hidden.finalQueue.shift();
+        if (!hidden.out[q]) { hidden.turn = q; return; }
+      }
+      endHand();
+      return;
+    }
+    if (hidden.turns >= turnLimit) { endHand(); return; }
+    hidden.turns += 1;
+    hidden.turn = (hidden.turn + 1) % n;
+  };
+  const playerOut = (p) => {
+    hidden.out[p] = true;
+    hidden.floating[p] = false;
+    if (rules.final_turns) {
+      if (!hidden.finalQueue) hidden.finalQueue = Array.from({ length: n - 1 }, (_, k) => (p + k + 1) % n);
+      nextTurn();
+    } else {
+      endHand();
+    }
+  };
+  // a hand emptied without a discard: out, floating, or (discard mode) impossible
+  const emptied = (p, byGoDown) => {
+    if (byGoDown && rules.final_all_out && contractNo(p) === 7) { playerOut(p); return; }
+    if (st.sizes[p] !== 0) return;
+    if (goingOut === "empty") playerOut(p);
+    else { hidden.floating[p] = true; nextTurn(); } // floats: the turn ends with no discard
+  };
+  const settleDraw = () => {
+    // the drawer gets the stock card only once the buy round is over
+    const p = hidden.pendingDraw;
+    if (p === null) return;
+    hidden.pendingDraw = null;
+    if (p === -1) return; // no_draw: nothing to receive
+    if (takeStock()) st.sizes[p] += 1;
+    else endHand();
+  };
+  const meldText = (i) => st.melds[i] ? `${name(st.melds[i].owner)}'s ${st.melds[i].cards.join(" ")}` : `meld ${i}`;
   const addToMeld = (i, card, end) => {
-    const m = state.melds[i];
+    const m = st.melds[i];
     if (!m) return;
     if (m.kind === "set") { m.cards = sortCards([...m.cards, card], "suit", deuces); return; }
     const first = standsFor(m, deuces)[0] || m.cards[0];
     const lo = parse(first).rank;
-    const low = end ? end === "low" : !isWild(card, deuces) && parse(card).rank === lo - 1;
+    const hi = lo + m.cards.length - 1;
+    // without "end" the card fits one end only: a natural its rank's end, a wild the open end
+    const low = end ? end === "low" : isWild(card, deuces) ? hi >= 14 : parse(card).rank === lo - 1;
     if (low) m.cards.unshift(card); else m.cards.push(card);
   };
-  const removeCard = (cards, card) => {
-    const k = cards.indexOf(card);
-    if (k >= 0) cards.splice(k, 1);
-  };
   const kindOf = (cards) => {
-    const nats = cards.filter((c) => !isWild(c, deuces));
-    const ranks = new Set(nats.map((c) => parse(c).rank));
-    return ranks.size <= 1 && !(cards.length >= 4 && nats.length === 1) ? "set" : "run";
+    const run = readsAsRun(cards, deuces);
+    const set = readsAsSet(cards, deuces);
+    return run && set ? "both" : run ? "run" : "set";
   };
+  // melds that read both ways take the kind the contract still needs (as the engine does)
+  const goDownKinds = (p, melds) => {
+    const kinds = melds.map(kindOf);
+    const contract = (rules.contracts || [])[contractNo(p) - 1] || { runs: 0 };
+    let runs = contract.runs - kinds.filter((k) => k === "run").length;
+    return kinds.map((k) => (k !== "both" ? k : runs-- > 0 ? "run" : "set"));
+  };
+
   for (const a of record.actions) {
+    // a pending draw is settled by the first action after the buy round (a buy settles it)
+    if (a.type !== "buy" && a.type !== "pass") settleDraw();
+    if (hidden.over) {
+      // the hand ended: the next one is dealt at once, the dealer one seat to the left
+      if (own) hidden.wentDown.forEach((d, s) => { if (d) progress[s] += 1; });
+      handIndex += 1;
+      dealer = (dealer + 1) % n;
+      newHand();
+    }
     const p = a.player;
     const who = name(p);
     let text = "";
-    // a new hand starts with the seat left of the next dealer once someone went out
-    if (state.sizes.some((k) => k === 0) && ["draw", "take_discard", "cut"].includes(a.type) &&
-        p === (a.type === "cut" ? dealer : (dealer + 2) % n)) {
-      handIndex += 1;
-      dealer = (dealer + 1) % n;
-      state = { ...state, hand: state.hand + 1, sizes: Array(n).fill(dealSize()), down: Array(n).fill(false), buys: Array(n).fill(0), melds: [], top: null };
-      lastDiscarder = null;
-    }
     switch (a.type) {
-      case "draw": state.sizes[p] += 1; text = `${who} draws from the stock`; windowOpen = false; break;
-      case "no_draw": text = `${who} lays off instead of drawing`; break;
-      case "take_discard": state.sizes[p] += 1; text = `${who} takes ${state.top || "the discard"}`; state.top = null; break;
+      case "draw": hidden.pendingDraw = p; text = `${who} draws from the stock`; break;
+      case "no_draw": hidden.pendingDraw = -1; text = `${who} lays off instead of drawing`; break;
+      case "take_discard":
+        st.sizes[p] += 1; hidden.pile -= 1;
+        text = `${who} takes ${st.top || "the discard"}`; st.top = null;
+        break;
       case "buy": {
         const d = a.depth || 1;
-        state.sizes[p] += d + penalty; state.buys[p] += 1;
-        text = `${who} buys ${d > 1 ? d + " cards" : state.top || "the discard"} (+${penalty} penalty card${penalty === 1 ? "" : "s"})`;
-        state.top = null;
+        st.sizes[p] += d; hidden.pile -= d; st.buys[p] += 1;
+        for (let k = 0; k < penalty; k++) if (takeStock()) st.sizes[p] += 1;
+        text = `${who} buys ${d > 1 ? d + " cards" : st.top || "the discard"} (+${penalty} penalty card${penalty === 1 ? "" : "s"})`;
+        st.top = null;
+        settleDraw();
         break;
       }
-      case "pass": text = windowOpen ? `${who} does not call` : `${who} passes`; break;
+      case "pass": text = `${who} passes`; break;
       case "go_down":
-        state.down[p] = true;
-        for (const m of a.melds) {
-          state.sizes[p] -= m.length;
-          const kind = kindOf(m);
-          state.melds.push({ owner: p, kind, cards: kind === "set" ? sortCards(m, "suit", deuces) : [...m] });
-        }
+        st.down[p] = true;
+        hidden.wentDown[p] = true;
+        goDownKinds(p, a.melds).forEach((kind, k) => {
+          const m = a.melds[k];
+          st.sizes[p] -= m.length;
+          st.melds.push({ owner: p, kind, cards: kind === "set" ? sortCards(m, "suit", deuces) : [...m] });
+        });
         text = `${who} goes down: ` + a.melds.map((m) => m.join(" ")).join(" | ");
+        emptied(p, true);
         break;
       case "lay_off":
         text = `${who} lays ${a.card} on ${meldText(a.meld)}`;
-        state.sizes[p] -= 1;
+        st.sizes[p] -= 1;
         addToMeld(a.meld, a.card, a.end);
+        emptied(p, false);
         break;
       case "swap_joker": {
-        const m = state.melds[a.meld];
+        const m = st.melds[a.meld];
         text = `${who} swaps ${a.card} for the wild in ${meldText(a.meld)}`;
         if (m) {
           const stands = standsFor(m, deuces);
@@ -118,46 +207,59 @@ export function buildSteps(record, rules) {
         break;
       }
       case "borrow": {
-        const m = state.melds[a.meld];
-        if (m) removeCard(m.cards, a.card);
-        state.sizes[p] -= a.new_meld.length - 1;
-        state.melds.push({ owner: p, kind: kindOf(a.new_meld), cards: [...a.new_meld] });
+        const m = st.melds[a.meld];
+        if (m) {
+          const k = m.cards.indexOf(a.card);
+          if (k >= 0) m.cards.splice(k, 1);
+        }
+        st.sizes[p] -= a.new_meld.length - 1;
+        const kind = kindOf(a.new_meld) === "set" ? "set" : "run";
+        st.melds.push({ owner: p, kind, cards: kind === "set" ? sortCards(a.new_meld, "suit", deuces) : [...a.new_meld] });
         text = `${who} borrows ${a.card} to lay ${a.new_meld.join(" ")}`;
+        emptied(p, false);
         break;
       }
-      case "discard":
-        state.sizes[p] -= 1;
-        text = `${who} discards ${a.card}` + (state.sizes[p] === 0 ? " and goes out" : "");
-        state.top = a.card;
-        lastDiscarder = p;
-        windowOpen = true;
+      case "discard": {
+        st.sizes[p] -= 1;
+        hidden.pile += 1;
+        st.top = a.card;
+        hidden.discarder = p;
+        const out = st.sizes[p] === 0;
+        text = `${who} discards ${a.card}` + (out ? " and goes out" : "");
+        if (out) playerOut(p);
+        else if (p === hidden.turn) nextTurn();
         break;
+      }
       case "call": {
-        const top = state.top || "the discard";
-        if (mode === "bonus" || (mode === "standard" && !state.down[lastDiscarder])) {
-          state.sizes[p] += 1; state.top = null; text = `${who} calls Liverpool on ${top}`;
+        const top = st.top || "the discard";
+        const dis = hidden.discarder;
+        if (mode === "bonus" || (mode === "standard" && !st.down[dis])) {
+          st.sizes[p] += 1; hidden.pile -= 1; st.top = null; text = `${who} calls Liverpool on ${top}`;
         } else if (mode === "take_back" || mode === "standard") {
-          if (lastDiscarder !== null) state.sizes[lastDiscarder] += 1 + penalty;
-          state.top = null; text = `${who} calls rummy: ${top} goes back`;
+          if (dis !== null) {
+            st.sizes[dis] += 1;
+            for (let k = 0; k < penalty; k++) if (takeStock()) st.sizes[dis] += 1;
+          }
+          hidden.pile -= 1; st.top = null; text = `${who} calls rummy: ${top} goes back`;
         } else if (mode === "give_cards") {
           if (a.meld !== undefined) addToMeld(a.meld, top, a.end);
-          state.top = null; text = `${who} calls rummy: lays ${top}, everyone gives a card`;
+          hidden.pile -= 1; st.top = null; text = `${who} calls rummy: lays ${top}, everyone gives a card`;
         } else {
           text = `${who} calls RUMMY on ${top}`;
         }
         break;
       }
       case "give":
-        state.sizes[p] -= 1;
-        if (lastDiscarder !== null) state.sizes[lastDiscarder] += 1;
+        st.sizes[p] -= 1;
+        if (hidden.discarder !== null) st.sizes[hidden.discarder] += 1;
         text = `${who} gives ${a.card}`;
         break;
       case "cut": text = `${who} cuts the deck`; break;
       default: text = `${who}: ${a.type}`;
     }
-    state.text = text;
-    state.actor = p;
-    steps.push(structuredClone(state));
+    st.text = text;
+    st.actor = p;
+    steps.push(structuredClone(st));
   }
   return steps;
 }
