@@ -5,7 +5,8 @@ Domain words: *player* (one browser context at the table, with its own localStor
 own seat token), *gesture* (what a person does on the page: click the stock, select a card,
 click a meld), *hint* (the server's suggested action, used to drive a player).
 
-Set LIVERPOOL_TEST_BASE_URL to run the tests against a server that is already running.
+Set LIVERPOOL_TEST_BASE_URL to run the tests against a server that is already running (one
+started with LIVERPOOL_ALLOW_SEED=1), and LIVERPOOL_SHOTS=DIR to keep screenshots of the pages.
 """
 
 from __future__ import annotations

@@ -350,9 +350,13 @@ class ReplayView {
     const out = [panel];
     if (this.final) out.push(this.scoreSheet(this.final));
     out.push(h("section.panel", {}, h("h3", { text: "Every action" }), list));
+    const y = window.scrollY;
     this.root.replaceChildren(...out);
-    const cur = this.root.querySelector(".replay-actions .current");
-    if (cur) cur.scrollIntoView({ block: "nearest" });
+    window.scrollTo(0, y);
+    // keep the current action in view inside the list, without scrolling the page
+    const box = this.root.querySelector(".replay-actions");
+    const cur = box && box.querySelector(".current");
+    if (cur) box.scrollTop = cur.offsetTop - box.clientHeight / 2;
   }
 
   scoreSheet(v) {
