@@ -83,6 +83,7 @@ class Stats:
     errors: int = 0
     error_codes: dict[str, int] = dataclasses.field(default_factory=dict)
     games: int = 0
+    started: int = 0
 
 
 class SeatClient:
@@ -205,6 +206,7 @@ async def _table(base: str, http: Any, index: int, think: float, stats: Stats,
             await c.ws.send(json.dumps({"type": "hello", "token": tok, "version": -1}))
         runs = [asyncio.create_task(c.run()) for c in clients]
         await http.post(f"/api/tables/{tid}/start", json={"token": tokens[0]})
+        stats.started += 1
         stopped = asyncio.create_task(stop.wait())
         await asyncio.wait([stopped, clients[0].over], return_when=asyncio.FIRST_COMPLETED)
         stopped.cancel()
@@ -235,7 +237,11 @@ async def _drive(base: str, tables: int, think: float, duration: float, warmup: 
         tasks = [asyncio.create_task(_table(base, http, i, think, stats, stop,
                                             t0 + spread * i / max(1, tables)))
                  for i in range(tables)]
-        await asyncio.sleep(spread + warmup)
+        await asyncio.sleep(spread)
+        while stats.started < tables:  # every table plays before the warm-up starts
+            await asyncio.sleep(0.1)
+        setup = time.perf_counter() - t0
+        await asyncio.sleep(warmup)
         gc.collect()
         gc.freeze()  # the clients' own collector pauses would show up as server latency
         stats.measuring = True
@@ -257,7 +263,7 @@ async def _drive(base: str, tables: int, think: float, duration: float, warmup: 
             "latency_p50_ms": pct(0.50), "latency_p99_ms": pct(0.99),
             "latency_max_ms": round(lat[-1] * 1000, 1) if lat else None,
             "errors": stats.errors + len(failed), "error_codes": stats.error_codes,
-            "games_finished": stats.games,
+            "games_finished": stats.games, "setup_s": round(setup, 1),
             "server_cpu_pct": round(100 * server_cpu / elapsed, 1),
             "client_cpu_pct": round(100 * client_cpu / elapsed, 1)}
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import event as sa_event
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 log = logging.getLogger("liverpool.web")
 
@@ -143,25 +143,42 @@ class SqlStore(Store):
 
     async def _write_loop(self) -> None:
         assert self.engine is not None
-        while True:
-            first = await self._queue.get()
-            batch = [first]
-            while len(batch) < BATCH_MAX and not self._queue.empty():
-                batch.append(self._queue.get_nowait())
-            try:
-                await self._write(batch)
-            except Exception as e:  # every waiter learns of the failure
-                log.exception("store: a batch of %d writes failed", len(batch))
+        # the writer keeps its own connection: no pool check-out and reset per batch
+        conn: AsyncConnection | None = None
+        try:
+            while True:
+                first = await self._queue.get()
+                batch = [first]
+                while len(batch) < BATCH_MAX and not self._queue.empty():
+                    batch.append(self._queue.get_nowait())
+                try:
+                    if conn is None:
+                        conn = await self.engine.connect()
+                    await self._write(conn, batch)
+                except Exception as e:  # every waiter learns of the failure
+                    log.exception("store: a batch of %d writes failed", len(batch))
+                    if conn is not None:
+                        with contextlib.suppress(Exception):
+                            await conn.close()
+                        conn = None
+                    self._fail(batch, e)
+                    continue
                 for _, _, fut in batch:
                     if not fut.done():
-                        fut.set_exception(StoreError(f"the database refused the write: {e}"))
-                continue
-            for _, _, fut in batch:
-                if not fut.done():
-                    fut.set_result(None)
+                        fut.set_result(None)
+        finally:
+            if conn is not None:
+                with contextlib.suppress(Exception):
+                    await conn.close()
 
-    async def _write(self, batch: list[tuple[str, Any, asyncio.Future[None]]]) -> None:
-        assert self.engine is not None
+    @staticmethod
+    def _fail(batch: list[tuple[str, Any, asyncio.Future[None]]], e: Exception) -> None:
+        for _, _, fut in batch:
+            if not fut.done():
+                fut.set_exception(StoreError(f"the database refused the write: {e}"))
+
+    async def _write(self, conn: AsyncConnection,
+                     batch: list[tuple[str, Any, asyncio.Future[None]]]) -> None:
         new_tables: list[dict[str, Any]] = []
         events: list[dict[str, Any]] = []
         statuses: dict[str, str] = {}
@@ -179,7 +196,7 @@ class SqlStore(Store):
                 events.append(_event_row(table_id, ev))
                 if status is not None:
                     statuses[table_id] = status
-        async with self.engine.begin() as conn:
+        async with conn.begin():
             if new_tables:
                 await conn.execute(tables_t.insert(), new_tables)
             if events:

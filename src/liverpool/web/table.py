@@ -31,6 +31,7 @@ from typing import Any
 
 from ..actions import Action, ActionFormatError
 from ..bots import Bot, bot_event, close_bot, hint, make_bot
+from ..cards import card_str
 from ..engine import Game, IllegalActionError, Phase, SeatView
 from ..narrate import describe
 from ..rules import RuleSet
@@ -168,6 +169,7 @@ class TableOwner:
         self._window_closed_at: int | None = None  # version whose intents window timed out
         self._window_cache: tuple[int, int, Game] | None = None
         self._public_cache: tuple[int, SeatView] | None = None
+        self._public_text: tuple[int, str] | None = None
         for ev in stored.events:
             self._replay_event(ev)
         if self.game is not None and self.game.over:
@@ -393,6 +395,29 @@ class TableOwner:
             return v
         return g.view_for(seat).to_json()
 
+    def _update_text(self, seat: int | None, event: dict[str, Any]) -> str:
+        """The ``update`` message for ``seat``, as text. The public part of the view is the
+        same for every seat: it is encoded once per version and only the seat's own hand is
+        added per seat (the view is still exactly ``view_for(seat)``)."""
+        g = self.game
+        assert g is not None
+        if self._public_text is None or self._public_text[0] != self.version:
+            pub = self._public().to_json()
+            del pub["seat"], pub["hand"]
+            self._public_text = (self.version, dumps(pub)[1:])
+        if seat is None:
+            head = '{"seat":null,"hand":[],'
+        else:
+            hand = [card_str(c) for c in g.view_for(seat).hand]
+            head = f'{{"seat":{seat},"hand":{dumps(hand)},'
+        legal, _ = self._legal_for(seat)
+        return (f'{{"type":"update","version":{self.version},'
+                f'"event":{dumps(self._event_for(seat, event))},'
+                f'"view":{head}{self._public_text[1]},'
+                f'"legal":{dumps([a.to_json() for a in legal])},'
+                f'"intents":{dumps(self.intents_for(seat))},'
+                f'"deadline":{dumps(self._deadline())}}}')
+
     def _state(self, seat: int | None) -> dict[str, Any]:
         legal, _ = self._legal_for(seat)
         return {"view": self._view_json(seat), "legal": [a.to_json() for a in legal],
@@ -422,6 +447,12 @@ class TableOwner:
             for c in conns:
                 if c is not skip:
                     c.send_text(text)
+
+    def _broadcast_text(self, build: Callable[[int | None], str]) -> None:
+        for seat, conns in self._by_seat().items():
+            text = build(seat)
+            for c in conns:
+                c.send_text(text)
 
     def _broadcast_lobby(self, skip: Conn | None = None) -> None:
         text = dumps({"type": "lobby", "version": self.version, "table": self.summary()})
@@ -740,9 +771,7 @@ class TableOwner:
         elif g.phase is not Phase.BUY:
             self._set_intents([], [])
         self._schedule()
-        self._broadcast(lambda seat: {"type": "update", "version": self.version,
-                                      "event": self._event_for(seat, event),
-                                      **self._state(seat)})
+        self._broadcast_text(lambda seat: self._update_text(seat, event))
         if hand_ended:
             await self._bot_events("hand_end", "game_end" if g.over else "hand_start")
         if g.over:
