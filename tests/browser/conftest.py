@@ -68,10 +68,14 @@ class Server:
             return json.loads(r.read().decode())
 
 
+GRACE = 3.0  # seconds before a dropped player's seat is covered by a bot (15 s by default)
+
+
 def start_server(db: Path, port: int) -> subprocess.Popen[bytes]:
-    """`liverpool serve` on loopback with a SQLite file; bots think 50 ms; seeds allowed."""
+    """`liverpool serve` on loopback with a SQLite file; bots think 50 ms; seeds allowed; a
+    short grace period."""
     env = dict(os.environ, LIVERPOOL_ALLOW_SEED="1", LIVERPOOL_BOT_THINK="0.05",
-               PYTHONUNBUFFERED="1")
+               LIVERPOOL_GRACE=str(GRACE), PYTHONUNBUFFERED="1")
     # output goes to a file beside the database: a pipe nobody reads could fill and block it
     with open(db.with_suffix(".log"), "ab") as out:
         proc = subprocess.Popen(

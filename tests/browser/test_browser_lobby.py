@@ -10,7 +10,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conftest import Server, free_port, open_table_as_host, start_server, stop_server
+from conftest import (
+    GRACE,
+    Server,
+    free_port,
+    join_by_link,
+    open_table_as_host,
+    start_server,
+    stop_server,
+)
 
 
 def test_lobby_creates_a_table_with_bots_an_option_and_timers(server: Server,
@@ -102,3 +110,36 @@ def test_the_page_reconnects_by_itself_after_a_server_restart(tmp_path: Path,
         assert not ann.errors, ann.errors
     finally:
         stop_server(proc)
+
+
+def test_a_friend_who_leaves_is_covered_by_a_bot_and_gets_the_seat_back(
+        server: Server, make_player: Any) -> None:
+    ann = make_player("Ann")
+    bea = make_player("Bea")
+    table = open_table_as_host(server, ann, {
+        "nickname": "Ann", "rules": "standard", "overrides": {},
+        "seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "level": "basic"}],
+        "turn_timer": None, "buy_timer": None, "seed": 21})
+    join_by_link(bea, server.base + f"/t/{table}")
+    ann.page.wait_for_selector("#seats li:has-text('Bea')")
+    ann.page.click("#start")
+    bea.page.wait_for_selector("#hand .card")
+    bea_box = ".player[data-seat='1']"
+
+    bea.page.goto("about:blank")  # Bea closes the tab
+    ann.page.wait_for_selector(f"{bea_box} .badge:has-text('bot covering')",
+                               timeout=(GRACE + 10) * 1000)
+    # the game does not wait for her: the covering bot plays her turns while Ann plays hers
+    version = ann.version()
+    end = time.monotonic() + 30
+    while ann.version() < version + 6 and time.monotonic() < end:
+        if ann.legal():
+            ann.perform(ann.hint())
+        time.sleep(0.05)
+    assert ann.version() >= version + 6
+
+    bea.page.goto(server.base + f"/t/{table}")  # back, with the token this browser kept
+    bea.page.wait_for_selector("#hand .card")
+    assert bea.state()["seat"] == "1"
+    ann.page.wait_for_selector(f"{bea_box}:not(:has(.badge.warn))")
+    assert not ann.errors and not bea.errors
