@@ -198,3 +198,25 @@ async def test_turn_timer_plays_for_a_silent_player(sqlite_url: str) -> None:
                                and m["event"]["action"]["type"] == "discard", timeout=10)
         assert done["event"]["text"].startswith("Ann discards")
         await ann.close()
+
+
+async def test_first_call_buying_goes_to_who_asked_first(sqlite_url: str) -> None:
+    async with serve(sqlite_url) as srv:
+        tid, tokens = await _seated(srv, human_seats(3), ["Ann", "Bob", "Cy"],
+                                    overrides={"buy_priority": "first_call"})
+        a, b, c = [await srv.client(tid, tok) for tok in tokens]
+        await srv.http.post(f"/api/tables/{tid}/start", json={"token": tokens[0]})
+        syncs = [await x.until(lambda m: m["type"] == "sync" and m["view"]) for x in (a, b, c)]
+        v = syncs[1]["version"]
+        # Ann asks before Cy: under first_call she wins, though Cy sits nearer Bob's left
+        await a.send({"type": "intent", "kind": "buy", "on": True})
+        await b.until(lambda m: m["type"] == "requests" and m["buy"] == [0])
+        await c.send({"type": "intent", "kind": "buy", "on": True})
+        await b.until(lambda m: m["type"] == "requests" and m["buy"] == [0, 2])
+        await b.send({"type": "action", "version": v, "action": {"player": 1, "type": "draw"}})
+        ups = [await c.until(lambda m: m["type"] == "update") for _ in range(2)]
+        assert [u["event"]["action"] for u in ups] == [
+            {"player": 1, "type": "draw"}, {"player": 0, "type": "buy"}]
+        assert ups[1]["view"]["hand_sizes"] == [12, 11, 10]
+        for x in (a, b, c):
+            await x.close()

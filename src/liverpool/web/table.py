@@ -818,7 +818,10 @@ class TableOwner:
                     if a.type == "buy":
                         await self._commit(a)
                         return
-            await self._commit(Action("pass", asked[0]))
+            for s in asked:  # nobody buys: every asked seat passes, each pass recorded
+                if g.phase is not Phase.BUY:
+                    break
+                await self._commit(Action("pass", s))
             return
         s = asked[0]
         a = Action("pass", s)
