@@ -184,6 +184,12 @@ def test_sort_and_drag_to_reorder_survive_a_reload(server: Server, make_player: 
     order = ann.hand()
     assert order[:4] == ["5H", "6H", "7H", "7S"], order
     assert ann.page.locator("#hand .card.selected").count() == 0  # a drag is not a click
+    # the keyboard selects a card too
+    ann.page.locator("#hand .card").nth(2).focus()
+    ann.page.keyboard.press("Enter")
+    picked = ann.page.eval_on_selector_all("#hand .card.selected",
+                                           "es => es.map(e => e.dataset.index)")
+    assert picked == ["2"]
 
     ann.page.reload()
     ann.page.wait_for_selector("#hand .card")

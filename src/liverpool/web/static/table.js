@@ -6,11 +6,11 @@
 // deadline (a running turn or buy timer), go-down helper, lay-off, swap, borrow.
 
 import {
-  arrangeMeld, cardBack, cardElement, contractText, isWild, parse, sortCards, standsFor,
+  arrangeMeld, cardBack, cardElement, contractText, isWild, sortCards, standsFor,
 } from "./cards.js";
 import {
   actionLabel, api, copyText, forgetSeat, getNickname, h, savedSeat, saveSeat, setNickname,
-  shareUrl, sameAction,
+  shareUrl,
 } from "./util.js";
 
 let configPromise = null;
@@ -754,6 +754,15 @@ class TableClient {
   // drag to reorder with pointer events (mouse and touch alike); a press without movement
   // is a click that selects the card
   attachDrag(el, index, used) {
+    // the keyboard (Enter or Space on a focused card) selects too; a pointer's click is
+    // handled by the pointer events below (a keyboard click has detail 0)
+    el.addEventListener("click", (e) => {
+      if (e.detail !== 0 || used.has(index)) return;
+      this.toggleSelected(index);
+      this.render();
+      const again = this.root.querySelector(`#hand .card[data-index="${index}"]`);
+      if (again) again.focus();
+    });
     el.addEventListener("pointerdown", (e) => {
       if (e.button !== 0) return;
       e.preventDefault();
@@ -786,11 +795,7 @@ class TableClient {
           this.render();
         } else if (ev.type === "pointerup") {
           if (used.has(index)) return;
-          if (this.selected.has(index)) this.selected.delete(index); else {
-            if (!this.multiSelect()) this.selected.clear();
-            this.selected.add(index);
-          }
-          this.notice = this.notice && this.notice.kind === "error" ? null : this.notice;
+          this.toggleSelected(index);
           this.render();
         } else if (this.pendingRender) {
           this.render();
@@ -801,6 +806,15 @@ class TableClient {
       el.addEventListener("pointerup", up);
       el.addEventListener("pointercancel", up);
     });
+  }
+
+  toggleSelected(index) {
+    if (this.selected.has(index)) this.selected.delete(index);
+    else {
+      if (!this.multiSelect()) this.selected.clear();
+      this.selected.add(index);
+    }
+    if (this.notice && this.notice.kind === "error") this.notice = null;
   }
 
   multiSelect() {
@@ -886,5 +900,3 @@ class TableClient {
     }
   }
 }
-
-export { sameAction, parse };

@@ -2,8 +2,6 @@
 // localStorage (key "liverpool:{table}" holds {seat, token}), and action wording.
 // Domain words: seat, token, table summary, action (RULES.md section 6 form).
 
-import { contractText } from "./cards.js";
-
 /** h("div#id.cls", {attr}, ...children): a tiny element builder. */
 export function h(tag, attrs, ...children) {
   const name = tag.match(/^[a-z0-9]*/i)[0] || "div";
@@ -130,19 +128,7 @@ export function actionLabel(a, view) {
   }
 }
 
-export function sameAction(a, b) {
-  return JSON.stringify(canonicalJson(a)) === JSON.stringify(canonicalJson(b));
-}
-
-function canonicalJson(a) {
-  const out = {};
-  for (const k of Object.keys(a).sort()) if (a[k] !== null && a[k] !== undefined) out[k] = a[k];
-  return out;
-}
-
 export function describeSeats(summary) {
   return summary.seats.map((s) => s.kind === "bot" ? `${s.name || "bot"} (${s.level})` :
     (s.name || "open seat")).join(", ");
 }
-
-export { contractText };
