@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import sys
 
 
@@ -48,7 +49,10 @@ def main(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"liverpool serve: {e}", file=sys.stderr)
         return 2
-    shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
+    # a wildcard address is not one a browser can open: name the machine instead
+    shown = socket.gethostname() if args.host in ("0.0.0.0", "::", "") else args.host
+    if ":" in shown:
+        shown = f"[{shown}]"
     where = url.split("///", 1)[-1] if url.startswith("sqlite") else "PostgreSQL"
     print(f"Liverpool is served at http://{shown}:{args.port}/ (open it in a browser; "
           f"games are kept in {where})", flush=True)
