@@ -2,14 +2,18 @@
 
 Domain words: *world* (a full game state consistent with the bot's view: the hidden cards dealt
 at random to the other seats' unknown places and the stock, cards they were seen to take kept in
-their hands), *candidate* (a legal action worth comparing), *playout* (the game continued from a
-world by basic players for a few turns), *budget* (worlds per decision, ``expert:400it``, or
-time, ``expert:200ms``).
+their hands), *candidate* (a legal action worth comparing), *playout* (the world played on to
+the end of the hand by the playout policy, ``policy.play_out``), *budget* (worlds per searched
+decision, ``expert:400it``, or time, ``expert:200ms``), *obvious decision* (one the bot answers
+without searching).
 
-Each world is played out once per candidate (the same world for every candidate, so the
-comparison is fair), for a fixed number of turns or to the hand's end, and scored by the points
-each seat is likely to pay; the candidate with the best mean wins. Obvious decisions (one legal
-action, the cut, gives, calls) are answered at once by the basic rules.
+Only decisions that matter are searched: taking the discard or drawing when the top card would
+help, buying a card that would help, and the discard when several cards are close in keep
+value. Every candidate is played out in the same worlds with the same random numbers (common
+random numbers), so the comparison measures the decision, not the luck of the deal, and each
+playout is scored by the end-of-hand points: the expert's points minus the other seats' mean.
+Everything else (lay-offs, calls, gives, the cut, a useless card offered for sale) is answered
+at once by the basic rules.
 """
 
 from __future__ import annotations
@@ -19,15 +23,19 @@ import time
 from collections.abc import Sequence
 
 from ..actions import Action
-from ..cards import JOKER
-from ..engine import Game, Phase, SeatView
+from ..engine import Game, SeatView
 from .base import by_type
 from .basic import BasicBot
-from .heuristics import keep_values
+from .heuristics import fits_table, keep_values, usefulness
+from .policy import play_out
 
 DEFAULT_ITERATIONS = 16
-PLAYOUT_TURNS = 6  # regular turns played out after the decision, at most
-MAX_CANDIDATES = 5
+PLAYOUT_ROUNDS = 8  # a playout stops after this many rounds of turns if the hand goes on
+DISCARD_CANDIDATES = 3
+DISCARD_MARGIN = 14.0  # keep-value gap beyond which the lowest card is plainly the discard
+TAKE_THRESHOLD = 0.8  # usefulness below which the top discard is not worth a search
+BUY_THRESHOLD = 1.6
+MAX_HAND_FOR_BUY = 18
 
 
 class ExpertBot:
@@ -45,14 +53,56 @@ class ExpertBot:
         self.basic = BasicBot()
 
     def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
-        if len(legal) == 1 or view.phase in ("cut", "give", "call"):
-            return self.basic.decide(view, legal)[0]
-        candidates = self._candidates(view, legal)
+        if len(legal) == 1:
+            return legal[0]
+        candidates = self.candidates(view, legal)
         if len(candidates) == 1:
             return candidates[0]
+        return candidates[self.search(view, candidates, rng)]
+
+    # ---- which decisions are searched, and between what ----------------------------------
+    def candidates(self, view: SeatView, legal: Sequence[Action]) -> list[Action]:
+        """The legal actions worth comparing, the basic choice first; one means obvious."""
+        first = self.basic.decide(view, legal)[0]
+        phase = view.phase
+        groups = by_type(legal)
+        seat = view.seat
+        down = view.down[seat]
+        rules = view.ruleset
+        contract = view.contract[seat]
+        if phase == "draw" and "take_discard" in groups and view.discard and not down:
+            top = view.discard[-1]
+            if usefulness([*view.hand, top], contract, rules)[top] < TAKE_THRESHOLD:
+                return [first]
+            return _unique([first, *groups["take_discard"], *groups.get("draw", []),
+                            *groups.get("no_draw", [])])
+        if phase == "buy" and "buy" in groups and not down:
+            top = view.discard[-1]
+            if len(view.hand) > MAX_HAND_FOR_BUY or \
+                    usefulness([*view.hand, top], contract, rules)[top] < BUY_THRESHOLD:
+                return [first]
+            plain = [a for a in groups["buy"] if a.depth is None]
+            return _unique([first, *plain[:1], *groups["pass"]])
+        if phase == "play" and not down and "discard" in groups and "go_down" not in groups \
+                and "swap_joker" not in groups:
+            keep = keep_values(view.hand, contract, rules, False, view.melds)
+            ranked = sorted(groups["discard"],
+                            key=lambda a: (keep[a.card] if a.card is not None else 0.0,
+                                           -(a.card or 0)))
+            low = keep[ranked[0].card] if ranked[0].card is not None else 0.0
+            close = [a for a in ranked[:DISCARD_CANDIDATES]
+                     if a.card is not None and keep[a.card] - low <= DISCARD_MARGIN
+                     and not fits_table(a.card, view.melds, rules)]
+            return _unique([first, *close])
+        return [first]
+
+    # ---- the search --------------------------------------------------------------------------
+    def search(self, view: SeatView, candidates: Sequence[Action], rng: random.Random) -> int:
+        """Index of the candidate with the best mean playout score over the sampled worlds."""
         totals = [0.0] * len(candidates)
         deadline = None if self.millis is None else time.perf_counter() + self.millis / 1000
         worlds = 0
+        horizon = PLAYOUT_ROUNDS * len(view.players)
         while True:
             if deadline is None:
                 if worlds >= (self.iterations or 0):
@@ -64,77 +114,10 @@ class ExpertBot:
             for i, cand in enumerate(candidates):
                 g = world.clone()
                 g.apply(cand)
-                totals[i] += _playout(g, view.seat, random.Random(seed), self.basic)
+                totals[i] += play_out(g, view.seat, random.Random(seed), horizon)
             worlds += 1
-        best = min(range(len(candidates)), key=lambda i: (totals[i], i))
-        return candidates[best]
-
-    def _candidates(self, view: SeatView, legal: Sequence[Action]) -> list[Action]:
-        """The legal actions worth searching: basic's choice first, then alternatives."""
-        first = self.basic.decide(view, legal)[0]
-        groups = by_type(legal)
-        out = [first]
-        if "go_down" in groups:
-            return [groups["go_down"][0]]  # going down at once is never worse at this level
-        for kind in ("take_discard", "draw", "no_draw", "buy", "pass"):
-            for a in groups.get(kind, []):
-                if a.type == "buy" and a.depth is not None:
-                    continue
-                if a not in out:
-                    out.append(a)
-        seen_cards = set()
-        for a in groups.get("lay_off", []) + groups.get("swap_joker", []):
-            if a not in out and (a.type, a.card) not in seen_cards:
-                seen_cards.add((a.type, a.card))
-                out.append(a)
-        if "discard" in groups:
-            seat = view.seat
-            keep = keep_values(view.hand, view.contract[seat], view.ruleset, view.down[seat],
-                               view.melds)
-            ranked = sorted(groups["discard"], key=lambda a: keep.get(a.card or 0, 0.0))
-            for a in ranked:
-                if a not in out:
-                    out.append(a)
-        return out[:MAX_CANDIDATES]
+        return min(range(len(candidates)), key=lambda i: (totals[i], i))
 
 
-def _playout(g: Game, me: int, rng: random.Random, basic: BasicBot) -> float:
-    """Continue ``g`` with basic players for a few turns; return my expected points minus the
-    others' mean (lower is better)."""
-    hand_at_start = g.hand_index
-    turns_at_start = g.turns
-    steps = 0
-    while not g.over and g.hand_index == hand_at_start and steps < 400:
-        if g.turns - turns_at_start >= PLAYOUT_TURNS and g.phase is Phase.DRAW:
-            break
-        seats = g.to_act()
-        seat = seats[0] if len(seats) == 1 else rng.choice(seats)
-        legal = g.legal_actions(seat)
-        if not legal:
-            break  # a sampled world the real game could not reach (e.g. a lay-off owed with
-            # no card to lay off): score it as it stands
-        if len(legal) == 1:
-            g.apply(legal[0])
-        else:
-            g.apply(basic.decide(g.view_for(seat), legal)[0])
-        steps += 1
-    mine: float
-    others: list[float]
-    if g.hand_index != hand_at_start or g.over:
-        row = g.scores[hand_at_start] if len(g.scores) > hand_at_start else [0] * g.n
-        mine = row[me]
-        others = [float(row[s]) for s in range(g.n) if s != me]
-    else:
-        est = [_estimate(g, s) for s in range(g.n)]
-        mine = est[me]
-        others = [est[s] for s in range(g.n) if s != me]
-    return mine - sum(others) / max(1, len(others))
-
-
-def _estimate(g: Game, seat: int) -> float:
-    """Points a seat is likely to pay for this hand: what it holds, less for a seat that is down
-    (it sheds cards every turn), plus what it already owes."""
-    pts = g.rules.card_points
-    held = sum(pts[0 if c == JOKER else c % 13 + 1] for c in g.hands[seat])
-    factor = 0.45 if g.down[seat] else 1.0
-    return held * factor + g.penalties[seat] + (0 if g.down[seat] else 15)
+def _unique(actions: Sequence[Action]) -> list[Action]:
+    return list(dict.fromkeys(actions))

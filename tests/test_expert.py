@@ -1,0 +1,204 @@
+"""The expert bot and its playout policy: whole games of every preset with legal actions only,
+iteration budgets that make games reproducible, decisions blind to how the hidden cards lie,
+obvious decisions answered without a search, and a playout policy that plays exactly as the
+basic bot does (it is the expert's model of a basic opponent).
+
+Budgets here are small (``expert:2it`` .. ``expert:4it``): the point is behaviour, not strength;
+strength is measured with ``liverpool simulate`` (docs/bots.md).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+
+import pytest
+
+from liverpool.actions import Action
+from liverpool.bots import BasicBot, ExpertBot, make_bot
+from liverpool.bots.heuristics import usefulness
+from liverpool.bots.policy import play_out, policy_action
+from liverpool.engine import Game
+from liverpool.rules import PRESET_NAMES, RuleSet
+from liverpool.simulate import play_game, specs_for
+
+# a player count per preset inside its range, and a short list of contracts that still makes a
+# complete game (RULES.md `hands`), so that an all-expert table stays quick
+TABLES: dict[str, tuple[int, list[int]]] = {
+    "hoyle": (3, [1, 7]), "classic": (2, [2, 6]), "arena": (2, [3, 5]),
+    "standard": (3, [4, 7]), "house": (3, [1, 6]),
+}
+
+
+def _basic_game_points(preset: str, players: int, seed: int, every: int = 1
+                       ) -> list[tuple[Game, int]]:
+    """Decision points (a copy of the game, the seat to act) met in a game among basic bots."""
+    game = Game(RuleSet.preset(preset), players, seed=seed)
+    bot = BasicBot()
+    rng = random.Random(seed)
+    out = []
+    k = 0
+    while not game.over:
+        seats = game.to_act()
+        seat = seats[0] if len(seats) == 1 else rng.choice(seats)
+        legal = game.legal_actions(seat)
+        if len(legal) > 1 and k % every == 0:
+            out.append((game.clone(), seat))
+        k += 1
+        game.apply(bot.choose(game.view_for(seat), legal, rng))
+    return out
+
+
+# ---- 1. whole games, every preset, legal actions only -------------------------------------
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_all_expert_table_plays_a_complete_game(preset: str) -> None:
+    players, hands = TABLES[preset]
+    rules = RuleSet.preset(preset, {"hands": hands})
+    game = Game(rules, players, seed=31)
+    bots = [make_bot("expert:2it") for _ in range(players)]
+    rngs = [random.Random(s) for s in range(players)]
+    searched = Counter[str]()
+    while not game.over:
+        seat = game.to_act()[0]
+        legal = game.legal_actions(seat)
+        view = game.view_for(seat)
+        expert = bots[seat]
+        assert isinstance(expert, ExpertBot)
+        if len(expert.candidates(view, legal)) > 1:
+            searched[view.phase] += 1
+        action = expert.choose(view, legal, rngs[seat])
+        assert action in legal, f"{action.to_json()} is not legal"
+        game.apply(action)
+    assert len(game.scores) == len(hands)
+    assert list(game.winners) == [s for s in range(players)
+                                  if game.totals[s] == min(game.totals)]
+    assert sum(searched.values()) >= 5, "the expert never searched: the test proves little"
+
+
+# ---- 2. determinism -------------------------------------------------------------------------
+
+def test_iteration_budget_same_seed_same_record() -> None:
+    specs = specs_for(2, "standard", {"hands": [2, 6]}, ["expert:4it", "basic", "basic"],
+                      seed=5)
+    first = play_game(specs[0], keep_record=True)
+    again = play_game(specs[0], keep_record=True)
+    assert first.record is not None and first.record == again.record
+    other = play_game(specs[1], keep_record=True)
+    assert other.record is not None and other.record["actions"] != first.record["actions"]
+
+
+def test_rng_drives_the_worlds() -> None:
+    """The worlds come from the bot's RNG alone: same RNG state, same choice, many times."""
+    points = [(g, s) for g, s in _basic_game_points("standard", 4, seed=3, every=3)
+              if len(ExpertBot(iterations=3).candidates(g.view_for(s), g.legal_actions(s))) > 1]
+    assert len(points) >= 8
+    bot = ExpertBot(iterations=3)
+    for g, s in points[:8]:
+        view, legal = g.view_for(s), g.legal_actions(s)
+        assert bot.choose(view, legal, random.Random(9)) == bot.choose(view, legal,
+                                                                       random.Random(9))
+
+
+# ---- 3. hidden cards ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("preset,players", [("standard", 4), ("arena", 2), ("house", 3)])
+def test_same_choice_when_hidden_cards_are_permuted(preset: str, players: int) -> None:
+    """At decisions the expert searches, a second world deals the cards hidden from the seat
+    again; the view is the same and so is the choice."""
+    bot = ExpertBot(iterations=3)
+    compared = moved = 0
+    for k, (game, seat) in enumerate(_basic_game_points(preset, players, seed=17)):
+        view, legal = game.view_for(seat), game.legal_actions(seat)
+        if len(bot.candidates(view, legal)) < 2:
+            continue
+        world = game.determinized(seat, random.Random(500 + k))
+        if sorted(map(sorted, world.hands)) != sorted(map(sorted, game.hands)) or \
+                world.stock != game.stock:
+            moved += 1
+        assert world.view_for(seat) == view
+        assert world.legal_actions(seat) == legal
+        assert bot.choose(view, legal, random.Random(k)) == \
+            bot.choose(world.view_for(seat), world.legal_actions(seat), random.Random(k))
+        compared += 1
+        if compared == 12:
+            break
+    assert compared >= 8
+    assert moved >= compared - 1  # the second worlds really differed
+
+
+# ---- 4. obvious decisions are quick -----------------------------------------------------------
+
+def test_useless_card_for_sale_is_passed_without_a_search(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    def no_world(*args: object) -> Game:
+        raise AssertionError("the expert searched an obvious decision")
+
+    found = 0
+    bot = make_bot("expert")
+    for game, seat in _basic_game_points("standard", 4, seed=8):
+        view, legal = game.view_for(seat), game.legal_actions(seat)
+        if view.phase != "buy" or view.down[seat]:
+            continue
+        top = view.discard[-1]
+        if usefulness([*view.hand, top], view.contract[seat], view.ruleset)[top] > 0:
+            continue
+        with monkeypatch.context() as m:
+            m.setattr(Game, "from_view", staticmethod(no_world))
+            t0 = time.perf_counter()
+            choice = bot.choose(view, legal, random.Random(1))
+            assert time.perf_counter() - t0 < 0.05
+        assert choice == Action("pass", seat)
+        found += 1
+    assert found >= 5
+
+
+def test_searched_decisions_stay_within_the_budget() -> None:
+    """A time budget is honoured (one world at least, then the clock); the default iteration
+    budget answers a searched decision well inside the half-second target."""
+    points = [(g, s) for g, s in _basic_game_points("standard", 4, seed=12, every=2)
+              if len(ExpertBot().candidates(g.view_for(s), g.legal_actions(s))) > 1]
+    assert len(points) >= 6
+    timed = make_bot("expert:30ms")
+    for g, s in points[:6]:
+        t0 = time.perf_counter()
+        timed.choose(g.view_for(s), g.legal_actions(s), random.Random(2))
+        assert time.perf_counter() - t0 < 0.6  # 30 ms + one world's playouts, generously
+
+
+# ---- 5. the playout policy is the basic bot ----------------------------------------------------
+
+@pytest.mark.parametrize("preset,players", [("hoyle", 4), ("classic", 3), ("arena", 2),
+                                            ("standard", 4), ("house", 3)])
+def test_policy_chooses_what_basic_chooses(preset: str, players: int) -> None:
+    points = _basic_game_points(preset, players, seed=41)
+    assert len(points) > 100
+    kinds = Counter[str]()
+    for game, seat in points:
+        expected = BasicBot().choose(game.view_for(seat), game.legal_actions(seat),
+                                     random.Random(0))
+        assert policy_action(game, seat) == expected, (preset, game.phase, expected.to_json())
+        kinds[expected.type] += 1
+    assert kinds["discard"] and kinds["draw"] and kinds["go_down"]
+
+
+def test_playout_scores_the_hand_basic_players_would_play() -> None:
+    """Played to the hand's end, a playout's score is the hand's score row as the basic bots
+    themselves would have made it: my points minus the others' mean."""
+    checked = 0
+    for game, seat in _basic_game_points("arena", 3, seed=6, every=40):
+        mine = game.clone()
+        score = play_out(mine, seat, random.Random(0))
+        theirs = game.clone()
+        hand = theirs.hand_index
+        bot = BasicBot()
+        while not theirs.over and theirs.hand_index == hand:
+            s = theirs.to_act()[0]
+            theirs.apply(bot.choose(theirs.view_for(s), theirs.legal_actions(s),
+                                    random.Random(0)))
+        row = theirs.scores[hand]
+        others = [row[s] for s in range(theirs.n) if s != seat]
+        assert score == pytest.approx(row[seat] - sum(others) / len(others))
+        checked += 1
+    assert checked >= 5
