@@ -84,6 +84,7 @@ class Stats:
     error_codes: dict[str, int] = dataclasses.field(default_factory=dict)
     games: int = 0
     started: int = 0
+    late_intents: int = 0
 
 
 class SeatClient:
@@ -134,6 +135,12 @@ class SeatClient:
                     self.asked_version = m["version"]
                     self._spawn(self._maybe_buy(m))
             elif kind == "error":
+                if self.sent_at is None:
+                    # no action pending: a buy intent that came after the window closed, a race
+                    # every real-time client has; counted apart from errors
+                    if self.stats.measuring:
+                        self.stats.late_intents += 1
+                    continue
                 self.sent_at = None
                 if self.stats.measuring:
                     self.stats.errors += 1
@@ -263,6 +270,7 @@ async def _drive(base: str, tables: int, think: float, duration: float, warmup: 
             "latency_p50_ms": pct(0.50), "latency_p99_ms": pct(0.99),
             "latency_max_ms": round(lat[-1] * 1000, 1) if lat else None,
             "errors": stats.errors + len(failed), "error_codes": stats.error_codes,
+            "late_intents": stats.late_intents,
             "games_finished": stats.games, "setup_s": round(setup, 1),
             "server_cpu_pct": round(100 * server_cpu / elapsed, 1),
             "client_cpu_pct": round(100 * client_cpu / elapsed, 1)}
