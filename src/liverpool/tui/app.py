@@ -40,23 +40,28 @@ from .widgets import (
 
 PACES: tuple[tuple[str, float], ...] = (("normal", 0.9), ("fast", 0.25), ("instant", 0.0))
 
-HELP = """[b]Keys[/b]
- ←/→ move along your hand   space select a card   o sort by rank/suit
- h hint (the expert's suggestion)   tab score sheet   f bots faster (normal/fast/instant)
- ? this help   q quit (the game is saved; --resume goes on)
+HELP = """[b]Any time[/b]
+  ← → Home End  move in your hand   space  select a card
+  o    sort by rank / by suit        h  hint (the expert's)
+  Tab  score sheet                   f  bots faster / instant
+  ?    this help                     q  quit (saved: --resume)
+[b]Start of your turn[/b]
+  t  take the discard     d  draw from the stock
+  n  lay off instead of drawing (house)
+[b]Buy round[/b]  b buy  p pass     [b]Playable discard[/b]  c call  p pass
+[b]Your play[/b]
+  g  go down              l  lay off the card at the cursor
+  j  swap it for a joker  w  borrow (house)   d  discard it
+[b]Going down[/b]
+  a  accept the suggested go-down, or: select a meld's cards with
+     space and press m, meld by meld; r rearranges the last meld,
+     u undoes it, Enter goes down, Esc cancels
+[b]Give a card[/b]  g or Enter gives the card at the cursor
+[b]Cut[/b]  c cuts the deck
+[b]Menus[/b]  a digit, or arrows and Enter; Esc cancels
 
-[b]Start of your turn[/b]   t take the discard   d draw from the stock
-                     n lay off instead of drawing
-[b]Buy round[/b]            b buy   p pass
-[b]Your play[/b]            g go down   l lay off the card at the cursor   j swap it for a joker
-                     w borrow (house)   d discard the card at the cursor
-[b]Going down[/b]           a accept the suggested go-down, or select cards and press m for each
-                     meld; r rearranges the last meld, u undoes it, Enter goes down, Esc cancels
-[b]Playable discard[/b]     c call   p pass
-[b]Give a card[/b]          g or Enter gives the card at the cursor
-[b]Cut[/b]                  c cuts the deck
-
-Illegal choices show the engine's reason under the prompt."""
+A refused choice changes nothing: the engine's reason is shown
+under the prompt."""
 
 
 class PlayApp(App[None]):
@@ -68,11 +73,11 @@ class PlayApp(App[None]):
     Screen { layout: vertical; }
     #title { height: 1; background: $primary-background; color: $text; padding: 0 1; }
     #top { height: 1fr; }
-    #left { width: 1fr; }
+    #left { width: 3fr; }
     #players { height: auto; border: round $secondary; padding: 0 1; }
     #pile { height: auto; padding: 0 1; }
     #melds { height: 1fr; border: round $secondary; padding: 0 1; overflow-y: auto; }
-    #log { width: 1fr; border: round $secondary; }
+    #log { width: 2fr; border: round $secondary; }
     #hand { height: auto; border: round $accent; padding: 0 1; }
     #compose { height: auto; padding: 0 1; display: none; }
     #compose.on { display: block; }
@@ -339,7 +344,8 @@ class PlayApp(App[None]):
                 f"{g.players[x]} {r.points[x]}" for x in range(g.n)), style="bold green"))
             body = hand_result_view(g.players, r, g.rules.deuces_wild)
             self.last_result = body
-            self.open_notice(Group(body, score_table(g.players, g.scores, g.totals)))
+            self.open_notice(Group(body, score_table(g.players, g.scores, g.totals),
+                                   Text("Enter: go on · q: quit", style="dim")))
 
     def open_notice(self, body: Group | Text) -> None:
         self.paused = True

@@ -225,7 +225,7 @@ def question(view: SeatView, legal: Sequence[Action]) -> str:
 
 _VERBS = {"draws": "draw", "lays": "lay", "takes": "take", "buys": "buy", "goes": "go",
           "swaps": "swap", "borrows": "borrow", "discards": "discard", "calls": "call",
-          "gives": "give", "cuts": "cut"}
+          "gives": "give", "cuts": "cut", "passes": "pass"}
 
 
 def second_person(line: str, name: str) -> str:

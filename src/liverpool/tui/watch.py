@@ -25,7 +25,7 @@ from ..actions import Action, ActionFormatError
 from ..engine import Game, IllegalActionError
 from ..narrate import describe
 from ..record import RecordError, new_game_from_record
-from .text import card_text
+from .text import card_text, second_person
 from .widgets import melds_panel, pile_text, players_table, score_table
 
 CHECKPOINT_EVERY = 25
@@ -51,7 +51,8 @@ class Replayer:
                 self.error = f"action {i} is illegal: {e}"
                 break
             self.actions.append(a)
-            self.lines.append(line or f"{game.players[a.player]} passes")
+            name = game.players[a.player]
+            self.lines.append(second_person(line or f"{name} passes", name))
             if (i + 1) % CHECKPOINT_EVERY == 0:
                 self.checkpoints[i + 1] = game.clone()
         self.final = game

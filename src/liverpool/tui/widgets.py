@@ -33,17 +33,16 @@ def players_table(view: SeatView, hand_sizes: Sequence[int] | None = None,
                   bots: Sequence[str | None] | None = None) -> Table:
     """Every player's name, cards held, down or not, buys used, running total."""
     t = Table(expand=True, box=None, padding=(0, 1), show_edge=False)
-    t.add_column("", width=2)
-    t.add_column("player", no_wrap=True)
-    t.add_column("cards", justify="right")
-    t.add_column("down", justify="center")
-    t.add_column("buys", justify="right")
-    t.add_column("total", justify="right")
+    t.add_column("player", no_wrap=True, overflow="ellipsis", ratio=1)
+    t.add_column("cards", justify="right", no_wrap=True)
+    t.add_column("down", justify="center", no_wrap=True)
+    t.add_column("buys", justify="right", no_wrap=True)
+    t.add_column("total", justify="right", no_wrap=True)
     sizes = hand_sizes if hand_sizes is not None else view.hand_sizes
     acting = set(view.to_act)
     for s, name in enumerate(view.players):
-        mark = "▶" if s in acting else ""
-        label = Text(name, style="bold" if s == view.seat else "")
+        label = Text("▶ " if s in acting else "  ", style="bold yellow")
+        label.append(name, style="bold" if s == view.seat else "")
         if s == view.dealer:
             label.append(" (deals)", style="dim")
         if bots is not None and bots[s]:
@@ -53,7 +52,7 @@ def players_table(view: SeatView, hand_sizes: Sequence[int] | None = None,
         if n == 1:
             count.append(" one card!", style="bold red")
         down = "✔" if view.down[s] else ("float" if view.floating[s] else "·")
-        t.add_row(mark, label, count, down, str(view.buys[s]), str(view.totals[s]))
+        t.add_row(label, count, down, str(view.buys[s]), str(view.totals[s]))
     return t
 
 
@@ -135,7 +134,7 @@ def hand_result_view(players: Sequence[str], r: HandResult, deuces_wild: bool) -
         if not r.left[s]:
             left.append("out" if s in r.out else "none", style="green")
         t.add_row(name, left, str(r.points[s]), str(r.totals[s]))
-    return Group(t, Text("Enter: go on", style="dim"))
+    return Group(t)
 
 
 class Menu(ModalScreen[int | None]):
@@ -168,7 +167,9 @@ class Menu(ModalScreen[int | None]):
                               style="dim"))
 
     def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
+        options = self.query_one(OptionList)
+        options.highlighted = 0  # so that Down k times then Enter picks choice k
+        options.focus()
 
     def on_key(self, event: events.Key) -> None:
         key = event.key
