@@ -71,11 +71,11 @@ class Server:
 GRACE = 3.0  # seconds before a dropped player's seat is covered by a bot (15 s by default)
 
 
-def start_server(db: Path, port: int) -> subprocess.Popen[bytes]:
+def start_server(db: Path, port: int, grace: float = GRACE) -> subprocess.Popen[bytes]:
     """`liverpool serve` on loopback with a SQLite file; bots think 50 ms; seeds allowed; a
     short grace period."""
     env = dict(os.environ, LIVERPOOL_ALLOW_SEED="1", LIVERPOOL_BOT_THINK="0.05",
-               LIVERPOOL_GRACE=str(GRACE), PYTHONUNBUFFERED="1")
+               LIVERPOOL_GRACE=str(grace), PYTHONUNBUFFERED="1")
     # output goes to a file beside the database: a pipe nobody reads could fill and block it
     with open(db.with_suffix(".log"), "ab") as out:
         proc = subprocess.Popen(
@@ -196,8 +196,10 @@ class Player:
         return dict(json.loads(el.get_attribute("data-action") or "{}"))
 
     def select(self, card: str) -> None:
-        self.page.locator(f"#hand .card[data-card='{card}']").first.click()
-        self.page.wait_for_selector("#hand .card.selected")
+        """Select ``card`` in the hand (a click on a selected card would unselect it)."""
+        if not self.page.locator(f"#hand .card.selected[data-card='{card}']").count():
+            self.page.locator(f"#hand .card[data-card='{card}']").first.click()
+        self.page.wait_for_selector(f"#hand .card.selected[data-card='{card}']")
 
     def perform(self, a: dict[str, Any]) -> None:
         """Do what a person would do on the page to play action ``a``; wait until it lands."""

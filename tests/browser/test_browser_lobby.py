@@ -80,7 +80,8 @@ def test_the_page_reconnects_by_itself_after_a_server_restart(tmp_path: Path,
                                                                make_player: Any) -> None:
     port = free_port()
     db = tmp_path / "tables.db"
-    proc = start_server(db, port)
+    # the default grace period: the seat must not be covered while the server is away
+    proc = start_server(db, port, grace=15)
     try:
         own = Server(f"http://127.0.0.1:{port}")
         ann = make_player("Ann")
@@ -99,7 +100,7 @@ def test_the_page_reconnects_by_itself_after_a_server_restart(tmp_path: Path,
         stop_server(proc, kill=True)
         ann.page.wait_for_selector("#conn[data-state='offline']")
         assert "reconnecting" in ann.page.inner_text("#conn")
-        proc = start_server(db, port)
+        proc = start_server(db, port, grace=15)
         ann.page.wait_for_selector("#conn[data-state='online']", timeout=20_000)
         ann.page.wait_for_selector(".table-page[data-legal~='discard']")
         assert sorted(ann.hand()) == hand and ann.version() == version

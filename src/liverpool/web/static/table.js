@@ -153,8 +153,9 @@ class TableClient {
       clearInterval(this.pinger);
       if (this.ws !== ws || this.closed) return;
       this.setConn("offline");
-      // back off up to 5 s: a restarting server comes back within seconds
-      const wait = Math.min(5000, 500 * 2 ** this.retry++);
+      // back off up to 2 s: a restarting server is back within seconds, and the seat is
+      // covered by a bot after the server's grace period (15 s)
+      const wait = Math.min(2000, 500 * 2 ** this.retry++);
       setTimeout(() => { if (!this.closed) this.connect(); }, wait);
     };
   }
