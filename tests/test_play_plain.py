@@ -221,3 +221,15 @@ def test_an_illegal_command_changes_nothing(tmp_path: Path) -> None:
     assert "Not allowed: lay_off is not possible now" in text
     assert "You take AH" in text
     assert [a.type for a in session.game.actions][:1] == ["take_discard"]
+
+
+def test_down_alone_takes_the_suggested_go_down(tmp_path: Path) -> None:
+    session = scenario_session(tmp_path)
+    text = run_lines(session, ["down", "draw", "down"])
+    assert "Not allowed: go_down is not possible now" in text
+    gone = [a for a in session.game.actions if a.type == "go_down"]
+    assert len(gone) == 1 and session.game.down[0]
+    fresh = scenario_game()
+    for a in session.game.actions[:session.game.actions.index(gone[0])]:
+        fresh.apply(a)
+    assert [x for x in fresh.legal_actions(0) if x.type == "go_down"] == gone

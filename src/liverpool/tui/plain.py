@@ -264,7 +264,8 @@ class PlainUI:
                 for a in s.legal():
                     if a.type == "go_down":
                         return a
-                raise ValueError("there is no go-down to suggest: you cannot go down now")
+                # no suggestion: let the engine say why (wrong moment, or no contract)
+                return Action("go_down", me, melds=None)
             groups = [parse_cards(part) for part in rest.replace("|", "/").split("/")
                       if part.strip()]
             return self.arranged(Action("go_down", me, melds=tuple(tuple(m) for m in groups)))
