@@ -120,6 +120,7 @@ class SeatView:
             "totals": list(self.totals), "penalties": list(self.penalties),
             "taken": None if self.taken is None else card_str(self.taken),
             "must_play": [card_str(c) for c in self.must_play], "winners": list(self.winners),
+            "discarder": self.discarder, "asked": list(self.asked),
         }
 
 
