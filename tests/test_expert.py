@@ -17,6 +17,7 @@ import pytest
 
 from liverpool.actions import Action
 from liverpool.bots import BasicBot, ExpertBot, make_bot
+from liverpool.bots.expert import pick
 from liverpool.bots.heuristics import usefulness
 from liverpool.bots.policy import play_out, policy_action
 from liverpool.engine import Game
@@ -167,7 +168,26 @@ def test_searched_decisions_stay_within_the_budget() -> None:
         assert time.perf_counter() - t0 < 0.6  # 30 ms + one world's playouts, generously
 
 
-# ---- 5. the playout policy is the basic bot ----------------------------------------------------
+# ---- 5. the search overrules the basic choice only on clear evidence --------------------------
+
+def test_pick_needs_a_clear_paired_advantage() -> None:
+    basic = [10.0, -20.0, 35.0, 0.0, 12.0, -5.0]
+    # 4 points better in every world: clear, though small next to the spread of the worlds
+    steady = [x - 4.0 for x in basic]
+    assert pick([basic, steady]) == 1
+    # better on average (by 2) but up and down by 20 from world to world: not clear
+    noisy = [x + d for x, d in zip(basic, [-22.0, 20.0, -21.0, 19.0, -20.0, 12.0], strict=True)]
+    assert sum(noisy) < sum(basic)
+    assert pick([basic, noisy]) == 0
+    # worse: never
+    assert pick([basic, [x + 1.0 for x in basic]]) == 0
+    # of two clear improvements, the larger
+    assert pick([basic, steady, [x - 9.0 + (i % 2) for i, x in enumerate(basic)]]) == 2
+    # one world only: any improvement counts (no spread to judge by)
+    assert pick([[3.0], [2.0]]) == 1 and pick([[3.0], [3.0]]) == 0
+
+
+# ---- 6. the playout policy is the basic bot ----------------------------------------------------
 
 @pytest.mark.parametrize("preset,players", [("hoyle", 4), ("classic", 3), ("arena", 2),
                                             ("standard", 4), ("house", 3)])

@@ -12,12 +12,15 @@ help, buying a card that would help, and the discard when several cards are clos
 value. Every candidate is played out in the same worlds with the same random numbers (common
 random numbers), so the comparison measures the decision, not the luck of the deal, and each
 playout is scored by the end-of-hand points: the expert's points minus the other seats' mean.
+The basic choice is the default; the search overrules it only when the paired differences say
+clearly that an alternative scores better.
 Everything else (lay-offs, calls, gives, the cut, a useless card offered for sale) is answered
 at once by the basic rules.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Sequence
@@ -29,8 +32,9 @@ from .basic import BasicBot
 from .heuristics import fits_table, keep_values, usefulness
 from .policy import play_out
 
-DEFAULT_ITERATIONS = 16
-PLAYOUT_ROUNDS = 8  # a playout stops after this many rounds of turns if the hand goes on
+DEFAULT_ITERATIONS = 8
+PLAYOUT_ROUNDS = 10  # a playout stops after this many rounds of turns if the hand goes on
+CONFIDENCE = 1.0  # standard errors by which an alternative must beat the basic choice
 DISCARD_CANDIDATES = 3
 DISCARD_MARGIN = 14.0  # keep-value gap beyond which the lowest card is plainly the discard
 TAKE_THRESHOLD = 0.8  # usefulness below which the top discard is not worth a search
@@ -98,8 +102,11 @@ class ExpertBot:
 
     # ---- the search --------------------------------------------------------------------------
     def search(self, view: SeatView, candidates: Sequence[Action], rng: random.Random) -> int:
-        """Index of the candidate with the best mean playout score over the sampled worlds."""
-        totals = [0.0] * len(candidates)
+        """Index of the chosen candidate. Every candidate is scored in the same worlds; an
+        alternative replaces the first candidate (the basic choice) only when its mean score is
+        better by more than ``CONFIDENCE`` standard errors of the paired differences, so a
+        small budget's noise does not make the bot play worse than its heuristic."""
+        scores: list[list[float]] = [[] for _ in candidates]
         deadline = None if self.millis is None else time.perf_counter() + self.millis / 1000
         worlds = 0
         horizon = PLAYOUT_ROUNDS * len(view.players)
@@ -114,9 +121,29 @@ class ExpertBot:
             for i, cand in enumerate(candidates):
                 g = world.clone()
                 g.apply(cand)
-                totals[i] += play_out(g, view.seat, random.Random(seed), horizon)
+                scores[i].append(play_out(g, view.seat, random.Random(seed), horizon))
             worlds += 1
-        return min(range(len(candidates)), key=lambda i: (totals[i], i))
+        return pick(scores)
+
+
+def pick(scores: Sequence[Sequence[float]]) -> int:
+    """The candidate to play from per-world scores (lower is better), candidate 0 the default:
+    the alternative with the best mean, if its paired advantage over candidate 0 is clear."""
+    n = len(scores[0])
+    base = scores[0]
+    best, best_mean = 0, 0.0
+    for i in range(1, len(scores)):
+        diffs = [a - b for a, b in zip(scores[i], base, strict=True)]
+        mean = sum(diffs) / n
+        if n > 1:
+            var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+            if mean > -CONFIDENCE * math.sqrt(var / n):
+                continue
+        elif mean >= 0:
+            continue
+        if mean < best_mean:
+            best, best_mean = i, mean
+    return best
 
 
 def _unique(actions: Sequence[Action]) -> list[Action]:
