@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import gzip
 import json
 import logging
 import re
 import secrets
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import metadata
@@ -27,6 +29,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from ..bots import LEVELS, BotSpecError, make_bot
 from ..rules import PRESET_NAMES, PRESETS, RulesError, RuleSet
+from .replay import replay_steps
 from .store import Store, make_store
 from .table import ApiError, Conn, Settings, TableOwner, dumps
 
@@ -36,6 +39,7 @@ STATIC = Path(__file__).parent / "static"
 MAX_MESSAGE = 64 * 1024
 MAX_NAME = 40
 MAX_TIMER = 3600.0
+REPLAYS_KEPT = 32
 
 _FALLBACK_PAGE = """<!doctype html><meta charset="utf-8"><title>Liverpool</title>
 <p>The Liverpool server is running, but its browser front end is not installed
@@ -51,6 +55,27 @@ class Registry:
         self.settings = settings
         self.owners: dict[str, TableOwner] = {}
         self._loading: dict[str, asyncio.Future[TableOwner | None]] = {}
+        # finished games' replays, encoded (plain, gzip), most recently asked last
+        self.replays: OrderedDict[str, asyncio.Future[tuple[bytes, bytes]]] = OrderedDict()
+
+    async def replay(self, owner: TableOwner) -> tuple[bytes, bytes]:
+        """A finished table's replay as JSON bytes and gzipped, computed once (in a thread:
+        a long game takes a few hundred milliseconds) and kept for the last few tables."""
+        fut = self.replays.get(owner.id)
+        if fut is None:
+            fut = asyncio.get_running_loop().create_future()
+            self.replays[owner.id] = fut
+            while len(self.replays) > REPLAYS_KEPT:
+                self.replays.popitem(last=False)
+            try:
+                fut.set_result(await asyncio.to_thread(_encode_replay, owner.record()))
+            except Exception as e:
+                self.replays.pop(owner.id, None)
+                fut.set_exception(e)
+                fut.exception()  # seen here: a failure is not logged again as unretrieved
+                raise
+        self.replays.move_to_end(owner.id)
+        return await asyncio.shield(fut)
 
     async def resume_all(self) -> None:
         for table_id in await self.store.active_ids():
@@ -96,6 +121,11 @@ class Registry:
         for owner in list(self.owners.values()):
             await owner.stop()
         self.owners.clear()
+
+
+def _encode_replay(record: dict[str, Any]) -> tuple[bytes, bytes]:
+    data = json.dumps(replay_steps(record), separators=(",", ":")).encode("utf-8")
+    return data, gzip.compress(data, 6)
 
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
@@ -319,6 +349,17 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         if owner.status != "over":
             raise ApiError(403, "not_over", "the record is shown once the game is over")
         return owner.record()
+
+    @app.get("/api/tables/{table_id}/replay")
+    async def replay(table_id: str, request: Request) -> Response:
+        owner = await owner_of(table_id)
+        if owner.status != "over":
+            raise ApiError(403, "not_over", "the replay is shown once the game is over")
+        plain, packed = await registry.replay(owner)
+        if "gzip" in request.headers.get("accept-encoding", ""):
+            return Response(packed, media_type="application/json",
+                            headers={"content-encoding": "gzip", "vary": "accept-encoding"})
+        return Response(plain, media_type="application/json", headers={"vary": "accept-encoding"})
 
     @app.websocket("/ws/{table_id}")
     async def table_socket(ws: WebSocket, table_id: str) -> None:

@@ -33,8 +33,8 @@ from ..actions import Action, ActionFormatError
 from ..bots import Bot, bot_event, close_bot, hint, make_bot
 from ..cards import card_str
 from ..engine import Game, IllegalActionError, Phase, SeatView
-from ..narrate import describe
 from ..rules import RuleSet
+from .replay import apply_narrated
 from .store import Store, StoredEvent, StoredTable
 
 log = logging.getLogger("liverpool.web")
@@ -210,19 +210,8 @@ class TableOwner:
 
     def _apply(self, a: Action) -> tuple[str, bool]:
         """Apply a checked action; return its log line and whether it ended a hand."""
-        g = self.game
-        assert g is not None
-        text = describe(g, a) or f"{g.players[a.player]} passes"
-        hands_before = len(g.scores)
-        g.apply(a)
-        ended = len(g.scores) > hands_before
-        if ended:
-            row = g.scores[-1]
-            text += f". Hand {hands_before + 1} over: " + ", ".join(
-                f"{g.players[s]} {row[s]}" for s in range(g.n))
-            if g.over:
-                text += ". Game over: " + " and ".join(g.players[s] for s in g.winners) + \
-                    (" win" if len(g.winners) > 1 else " wins")
+        assert self.game is not None
+        text, ended = apply_narrated(self.game, a)
         self.log.append(text)
         return text, ended
 
