@@ -1,6 +1,6 @@
 """``liverpool bench``: engine throughput under random legal play, and contract-solver latency.
 
-Two measurements, both on the ``standard`` preset, single process (one core):
+The engine and the solver, on the ``standard`` preset, single process (one core):
 
 * *engine*: whole 4-player games of random legal play (``randomplay.random_action``: the solver's
   best go-down when there is one, else a uniform legal action type, then a uniform action of
@@ -13,8 +13,19 @@ Two measurements, both on the ``standard`` preset, single process (one core):
   solver is called as for hands 1-6 (``all_out`` off) for every contract, so contract 7 measures
   the three-run search rather than the last hand's meld-everything variant.
 
-``--quick`` shrinks both (for tests). ``--json`` prints one JSON object on stdout; the progress
-bar always goes to stderr.
+The bots (``standard``, 4 players, seeded, so every run measures the same work):
+
+* *basic games/s*: whole games among four ``basic`` bots, until the budget is spent.
+* *expert decision time*: ``expert`` at its default budget over a fixed set of decision points
+  (every decision with more than one legal action in seeded basic games, evenly thinned to a
+  fixed count); p50 and p95 of the wall clock, and of the thread's CPU time.
+* *scaling 2 vs 1*: a fixed batch of basic games through the simulator's own code path
+  (``simulate.run_local`` / ``run_ray``), games/s with 2 workers over games/s with 1; Ray is
+  started once per worker count before the clock (its start-up is not counted). ``null`` when
+  Ray is not installed, or with ``--quick``.
+
+``--quick`` shrinks everything (for tests). ``--json`` prints one JSON object on stdout; the
+progress bar always goes to stderr.
 """
 
 from __future__ import annotations
@@ -48,6 +59,13 @@ ENGINE_BUDGET_S = 15.0
 CORPUS_PER_CONTRACT = 10_000
 QUICK_ENGINE_BUDGET_S = 0.5
 QUICK_CORPUS_PER_CONTRACT = 100
+BOT_SEED = 4_242
+BASIC_BUDGET_S = 10.0
+QUICK_BASIC_BUDGET_S = 0.3
+DECISION_POINTS = 60
+QUICK_DECISION_POINTS = 4
+SCALING_GAMES = 24
+QUICK_SCALING_GAMES = 4
 MAX_WILDS = 4  # jokers per hand run 0..4 (the standard pack for 4 players holds 4)
 
 
@@ -254,6 +272,88 @@ def run_solver(per_contract: int, progress: Progress | None = None) -> SolverRes
     return res
 
 
+# ---- the bots -------------------------------------------------------------------------------
+
+def run_basic_games(budget_s: float) -> tuple[int, float]:
+    """Whole 4-player ``standard`` games among basic bots until ``budget_s``: (games, seconds)."""
+    from .simulate import play_game, specs_for
+    spent = 0.0
+    games = 0
+    while spent < budget_s:
+        spec = specs_for(games + 1, PRESET, {}, ["basic"] * PLAYERS, BOT_SEED)[games]
+        t0 = time.perf_counter()
+        play_game(spec)
+        spent += time.perf_counter() - t0
+        games += 1
+    return games, spent
+
+
+def decision_points(count: int) -> list[tuple[Any, list[Any]]]:
+    """``count`` (view, legal actions) pairs with a real choice, from seeded basic games, spread
+    evenly over them (the same points on every run)."""
+    from .bots import BasicBot
+    rules = RuleSet.preset(PRESET)
+    points: list[tuple[Any, list[Any]]] = []
+    seed = BOT_SEED
+    bot = BasicBot()
+    while len(points) < 4 * count:
+        game = Game(rules, PLAYERS, seed=seed)
+        rng = random.Random(seed)
+        while not game.over:
+            seat = game.to_act()[0]
+            legal = game.legal_actions(seat)
+            view = game.view_for(seat)
+            if len(legal) > 1:
+                points.append((view, legal))
+            game.apply(bot.choose(view, legal, rng) if len(legal) > 1 else legal[0])
+        seed += 1
+    step = len(points) / count
+    return [points[int(i * step)] for i in range(count)]
+
+
+def run_expert_decisions(count: int) -> tuple[list[int], list[int]]:
+    """Wall-clock and CPU nanoseconds of the default expert at each decision point."""
+    from .bots import make_bot
+    points = decision_points(count)
+    bot = make_bot("expert")
+    wall: list[int] = []
+    cpu: list[int] = []
+    for i, (view, legal) in enumerate(points):
+        rng = random.Random(BOT_SEED + i)
+        c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
+        bot.choose(view, legal, rng)
+        wall.append(time.perf_counter_ns() - t0)
+        cpu.append(time.thread_time_ns() - c0)
+    return sorted(wall), sorted(cpu)
+
+
+def run_scaling(backend: str, games: int) -> float | None:
+    """Games/s with 2 workers over games/s with 1, through the simulator's code path."""
+    from .simulate import run_local, run_ray, specs_for
+    specs = specs_for(games, PRESET, {}, ["basic"] * PLAYERS, BOT_SEED)
+    seconds: dict[int, float] = {}
+    if backend == "local":
+        for workers in (1, 2):
+            t0 = time.perf_counter()
+            run_local(specs, workers, False)
+            seconds[workers] = time.perf_counter() - t0
+    else:
+        try:
+            import ray  # type: ignore[import-not-found, unused-ignore]
+        except ImportError:
+            return None
+        for workers in (1, 2):
+            ray.init(num_cpus=workers, log_to_driver=False, include_dashboard=False)
+            try:
+                run_ray(specs[:workers], workers, False, None)  # workers up before the clock
+                t0 = time.perf_counter()
+                run_ray(specs, workers, False, None)
+                seconds[workers] = time.perf_counter() - t0
+            finally:
+                ray.shutdown()
+    return round(seconds[1] / seconds[2], 3) if seconds[2] else None
+
+
 # ---- the command ----------------------------------------------------------------------------
 
 def run(quick: bool = False, show_progress: bool = True) -> dict[str, Any]:
@@ -266,6 +366,16 @@ def run(quick: bool = False, show_progress: bool = True) -> dict[str, Any]:
     with progress:
         eng = run_engine(budget, progress)
         sol = run_solver(per_contract, progress)
+        task = progress.add_task("bots: basic games, expert decisions, scaling", total=4)
+        basic_games, basic_s = run_basic_games(QUICK_BASIC_BUDGET_S if quick else BASIC_BUDGET_S)
+        progress.advance(task)
+        wall, cpu = run_expert_decisions(QUICK_DECISION_POINTS if quick else DECISION_POINTS)
+        progress.advance(task)
+        scaling_games = QUICK_SCALING_GAMES if quick else SCALING_GAMES
+        local_scaling = run_scaling("local", scaling_games)
+        progress.advance(task)
+        ray_scaling = None if quick else run_scaling("ray", scaling_games)
+        progress.advance(task)
     return {
         "engine_actions_per_s": round(eng.actions / eng.seconds, 1) if eng.seconds else 0.0,
         "engine_games_per_s": round(eng.games / eng.seconds, 3) if eng.seconds else 0.0,
@@ -283,6 +393,16 @@ def run(quick: bool = False, show_progress: bool = True) -> dict[str, Any]:
         "solver_feasible": sol.feasible,
         "solver_missed_feasible": sol.missed,
         "solver_by_contract": sol.by_contract,
+        "basic_games_per_s": round(basic_games / basic_s, 3) if basic_s else 0.0,
+        "basic_games": basic_games,
+        "expert_decision_p50_s": round(_percentile(wall, 50) / 1000, 4),
+        "expert_decision_p95_s": round(_percentile(wall, 95) / 1000, 4),
+        "expert_decision_cpu_p50_s": round(_percentile(cpu, 50) / 1000, 4),
+        "expert_decision_cpu_p95_s": round(_percentile(cpu, 95) / 1000, 4),
+        "expert_decisions": len(wall),
+        "local_scaling_2v1": local_scaling,
+        "ray_scaling_2v1": ray_scaling,
+        "scaling_games": scaling_games,
         "preset": PRESET,
         "players": PLAYERS,
         "quick": quick,
@@ -308,6 +428,15 @@ def _print_tables(out: dict[str, Any]) -> None:
     if out["solver_missed_feasible"]:
         t.add_row("[red]built feasible, solver found none[/]",
                   str(out["solver_missed_feasible"]))
+    t.add_row("basic games/s (4 basic bots)", f"{out['basic_games_per_s']:.2f}")
+    t.add_row("expert decision p50 / p95 (s)",
+              f"{out['expert_decision_p50_s']:.3f} / {out['expert_decision_p95_s']:.3f}")
+    t.add_row("expert decision CPU p50 / p95 (s)",
+              f"{out['expert_decision_cpu_p50_s']:.3f} / {out['expert_decision_cpu_p95_s']:.3f}")
+    for key, label in (("local_scaling_2v1", "local"), ("ray_scaling_2v1", "ray")):
+        value = out[key]
+        t.add_row(f"{label}: games/s, 2 workers over 1",
+                  "not measured" if value is None else f"{value:.2f}x")
     console.print(t)
     c = Table(title="solver by contract")
     for col in ("contract", "hands", "feasible", "p50 ms", "p99 ms"):
