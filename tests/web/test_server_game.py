@@ -164,7 +164,8 @@ async def test_buy_intents_resolve_when_the_player_draws(db_url: str) -> None:
         top = syncs[1]["view"]["discard"][-1]
         await a.send({"type": "intent", "kind": "buy", "on": True})
         req = await b.until(lambda m: m["type"] == "requests")
-        assert req == {"type": "requests", "buy": [0], "call": []}
+        assert req == {"type": "requests", "buy": [0], "call": [], "intents": [],
+                       "deadline": None}
         await c.send({"type": "intent", "kind": "buy", "on": True})
         await c.send({"type": "intent", "kind": "buy", "on": False})
         await b.until(lambda m: m["type"] == "requests" and m["buy"] == [0, 2])
@@ -218,5 +219,40 @@ async def test_first_call_buying_goes_to_who_asked_first(sqlite_url: str) -> Non
         assert [u["event"]["action"] for u in ups] == [
             {"player": 1, "type": "draw"}, {"player": 0, "type": "buy"}]
         assert ups[1]["view"]["hand_sizes"] == [12, 11, 10]
+        for x in (a, b, c):
+            await x.close()
+
+
+async def test_the_buy_window_closing_is_sent_with_the_turn_clock(sqlite_url: str) -> None:
+    async with serve(sqlite_url) as srv:
+        tid, tokens = await _seated(srv, human_seats(3), ["Ann", "Bob", "Cy"], buy_timer=0.4,
+                                    turn_timer=30)
+        a, b, c = [await srv.client(tid, tok) for tok in tokens]
+        await srv.http.post(f"/api/tables/{tid}/start", json={"token": tokens[0]})
+        syncs = [await x.until(lambda m: m["type"] == "sync" and m["view"]) for x in (a, b, c)]
+        v = syncs[1]["version"]
+        # the opening upcard: Bob (seat 1) decides; Ann and Cy may buy until the buy timer ends
+        assert syncs[0]["intents"] == ["buy"] and syncs[0]["deadline"]["kind"] == "buy"
+        assert 0 < syncs[0]["deadline"]["ms_left"] <= 400
+        await a.send({"type": "intent", "kind": "buy", "on": True})
+        await b.until(lambda m: m["type"] == "requests" and m["buy"] == [0])
+        # the window closes on its timer: every client is told, with the turn clock now running
+        closed = {}
+        for seat, x in enumerate((a, b, c)):
+            closed[seat] = await x.until(lambda m: m["type"] == "requests" and
+                                         m["deadline"] is not None and
+                                         m["deadline"]["kind"] == "turn", timeout=5)
+        for seat, m in closed.items():
+            assert m["intents"] == [] and m["buy"] == [0] and m["call"] == [], seat
+            assert m["deadline"]["seat"] == 1 and 25_000 < m["deadline"]["ms_left"] <= 30_000
+        # no new intent is taken; the one announced stands and is resolved at the draw
+        await c.send({"type": "intent", "kind": "buy", "on": True})
+        err = await c.until(lambda m: m["type"] == "error")
+        assert err["code"] == "illegal"
+        await b.send({"type": "action", "version": v, "action": {"player": 1, "type": "draw"}})
+        ups = [await a.until(lambda m: m["type"] == "update") for _ in range(3)]
+        assert [u["event"]["action"] for u in ups] == [
+            {"player": 1, "type": "draw"}, {"player": 2, "type": "pass"},
+            {"player": 0, "type": "buy"}]
         for x in (a, b, c):
             await x.close()

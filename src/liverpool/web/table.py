@@ -449,16 +449,17 @@ class TableOwner:
             if c is not skip:
                 c.send_text(text)
 
-    def _requests_msg(self) -> dict[str, Any]:
+    def _requests_msg(self, seat: int | None) -> dict[str, Any]:
+        """The intents announced so far, and what ``seat`` may announce now with the clock
+        that runs (they change together: a window that closes takes no more intents)."""
         return {"type": "requests", "buy": list(self.intents["buy"]),
-                "call": list(self.intents["call"])}
+                "call": list(self.intents["call"]), "intents": self.intents_for(seat),
+                "deadline": self._deadline()}
 
     def _set_intents(self, buy: list[int], call: list[int]) -> None:
         if self.intents["buy"] != buy or self.intents["call"] != call:
             self.intents = {"buy": buy, "call": call}
-            text = dumps(self._requests_msg())
-            for c in self.conns:
-                c.send_text(text)
+            self._broadcast(self._requests_msg)
 
     # ================================================================ lobby (HTTP) ==========
     @staticmethod
@@ -536,6 +537,7 @@ class TableOwner:
                 self._start_grace(s)
         await self._bot_events("game_start", "hand_start")
         self._broadcast_lobby()
+        self._schedule()  # the clocks run from the deal: the syncs carry them
         self._broadcast(self._sync_msg)
         await self._drive()
         return self.summary()
@@ -596,7 +598,7 @@ class TableOwner:
         conn.send({"type": "welcome", "seat": seat, "table": self.summary()})
         self._catch_up(conn, version)
         if self.intents["buy"] or self.intents["call"]:
-            conn.send(self._requests_msg())
+            conn.send(self._requests_msg(conn.seat))
         if changed:
             self._broadcast_lobby(skip=conn)
             self._schedule()
@@ -755,11 +757,11 @@ class TableOwner:
         self.version = ev.version
         event = {"seat": a.player, "action": a.to_json(), "text": text}
         self.held.append(Held(self.version, "action", event=event))
+        self._schedule()  # first: a requests message sent now carries the new clock
         if g.phase is Phase.CALL:
             self._set_intents([], list(self.intents["call"]))
         elif g.phase is not Phase.BUY:
             self._set_intents([], [])
-        self._schedule()
         self._broadcast_text(lambda seat: self._update_text(seat, event))
         if hand_ended:
             await self._bot_events("hand_end", "game_end" if g.over else "hand_start")
@@ -940,7 +942,9 @@ class TableOwner:
             await self._drive()
             return
         # the buy window closes: the intents announced stand and are resolved when the player
-        # draws; new ones are refused (intents_for is empty from now on)
+        # draws; new ones are refused (intents_for is empty from now on). Everyone is told,
+        # with the clock that now runs (the turn timer of the player deciding, if any).
+        self._broadcast(self._requests_msg)
 
     # ================================================================ records ===============
     def record(self) -> dict[str, Any]:

@@ -217,6 +217,10 @@ class TableClient {
           this.asking.buy = this.requests.buy.includes(this.seat);
           this.asking.call = this.requests.call.includes(this.seat);
         }
+        // what this seat may ask for now and the clock that runs: the server says when a
+        // window closes (an intent already announced stands, so asking is left as it is)
+        if (msg.intents) this.intents = msg.intents;
+        if (msg.deadline !== undefined) this.setDeadline(msg.deadline);
         break;
       case "hint":
         this.hintAction = msg.action;
@@ -281,7 +285,7 @@ class TableClient {
     this.view = msg.view;
     this.legal = msg.legal || [];
     this.intents = msg.intents || [];
-    this.deadline = msg.deadline ? { ...msg.deadline, end: Date.now() + msg.deadline.ms_left } : null;
+    this.setDeadline(msg.deadline);
     if (!this.intents.includes("buy")) this.asking.buy = false;
     if (!this.intents.includes("call")) this.asking.call = false;
     this.reconcileHand(msg.view.hand, before);
@@ -879,6 +883,10 @@ class TableClient {
     return dialog;
   }
 
+  setDeadline(d) {
+    this.deadline = d ? { ...d, end: Date.now() + d.ms_left } : null;
+  }
+
   renderLog() {
     return h("section#log.panel.log", {}, h("h3", { text: "Moves" }),
       h("ol.log-lines", {}, this.log.slice(-100).map((t) => h("li", { text: t }))));
@@ -892,12 +900,5 @@ class TableClient {
     }
     const b = this.root.querySelector("[data-clock-buy]");
     if (b && d && d.kind === "buy") b.textContent = `buying closes in ${Math.max(0, Math.ceil((d.end - Date.now()) / 1000))} s`;
-    if (d && d.kind === "buy" && d.end <= Date.now()) {
-      // the window closed on its timer: the server takes no new intents (it sends no message
-      // for this, so the page drops the offer itself)
-      this.deadline = null;
-      this.intents = this.intents.filter((k) => k !== "buy" && k !== "call");
-      this.render();
-    }
   }
 }
