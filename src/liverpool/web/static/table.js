@@ -77,7 +77,7 @@ function actionButton(a, view, cls, onclick) {
 const PHASE_WAIT = {
   draw: (n) => `${n} to draw`, buy: (n) => `buy round (${n})`,
   play: (n) => `${n} is playing`, call: (n) => `call window: ${n}`,
-  bonus: (n) => `${n} plays the called card`, give: (n) => `${n} to give a card`,
+  bonus: (n) => `${n} plays the called card`, give: (n, to) => `${n} to give ${to} a card`,
   cut: (n) => `${n} to cut the deck`,
 };
 
@@ -566,7 +566,10 @@ class TableClient {
         h("a.button.secondary", { href: "/", text: "Back to the lobby" }));
     } else if (!mine) {
       const names = v.to_act.map((s) => s === this.seat ? "you" : this.name(s)).join(", ");
-      status.textContent = "Waiting: " + (PHASE_WAIT[v.phase] || ((n) => n))(names);
+      // a give round: the cards go to the player who discarded (the view's discarder)
+      const to = v.discarder === null || v.discarder === undefined ? "the discarder" :
+        v.discarder === this.seat ? "you" : this.name(v.discarder);
+      status.textContent = "Waiting: " + (PHASE_WAIT[v.phase] || ((n) => n))(names, to);
     } else {
       this.renderMyTurn(status, buttons);
     }

@@ -122,7 +122,8 @@ export function actionLabel(a, view) {
     case "call":
       return a.meld === undefined ? `Call ${top}` :
         `Call: lay ${top} on ${meldName(a.meld)}` + (a.end ? ` (${END_WORDS[a.end]})` : "");
-    case "give": return `Give ${a.card}`;
+    case "give": return view && view.discarder !== null && view.discarder !== undefined ?
+      `Give ${a.card} to ${view.players[view.discarder]}` : `Give ${a.card}`;
     case "cut": return `Cut ${a.count}`;
     default: return a.type;
   }
