@@ -447,7 +447,9 @@ class TableClient {
           h("span.cards-count", { text: `${v.hand_sizes[i]} card${v.hand_sizes[i] === 1 ? "" : "s"}` }),
           h("span.down-flag", { text: v.down[i] ? "down" : "not down" }),
           h("span.buys", { text: `buys ${v.buys[i]}${this.rules.max_buys ? "/" + this.rules.max_buys : ""}` }),
-          h("span.total", { text: `${v.totals[i]} pts` })),
+          h("span.total", { text: `${v.totals[i]} pts` }),
+          // points already settled this hand: a cut bonus (negative) or rummy points owed
+          v.penalties && v.penalties[i] ? h("span.penalty", { text: `${v.penalties[i] > 0 ? "+" : ""}${v.penalties[i]} this hand` }) : null),
         v.known[i] && v.known[i].length && i !== this.seat ? h("div.known", { text: "holds " + v.known[i].join(" ") }) : null,
         h("div.clock", { dataset: { clockSeat: String(i) } })].filter(Boolean));
       return box;
