@@ -40,5 +40,5 @@ def test_pages_load_only_from_their_own_server(server: Server, make_player: Any)
         assert u.scheme == "data" or (u.scheme == "http" and u.netloc == origin.netloc), url
     assert any(url.endswith("/static/app.js") for url in seen)
     assert any(url.endswith("/static/style.css") for url in seen)
-    # the only refused request is the record of a game that is not over
-    assert all(url.endswith(f"/api/tables/{table}/record") for url in failed), failed
+    # the only refused request is the replay of a game that is not over
+    assert all(url.endswith(f"/api/tables/{table}/replay") for url in failed), failed
