@@ -218,3 +218,26 @@ async def play_turns(c: Client, stop: Callable[[dict[str, Any]], bool],
 
 def human_seats(n: int, bots: int = 0, level: str = "basic") -> list[dict[str, Any]]:
     return [{"kind": "human"}] * n + [{"kind": "bot", "level": level}] * bots
+
+
+async def finished_table(srv: Served, preset: str = "standard", seed: int = 11,
+                          players: int = 3) -> tuple[str, dict[str, Any]]:
+    """A short game (two hands) of bots; the host's seat is played by its turn timer."""
+    seats = [{"kind": "human"}] + [{"kind": "bot", "level": "basic"}] * (players - 1)
+    t = await srv.create(seats, rules=preset, overrides={"hands": [1, 2]}, seed=seed,
+                         turn_timer=0.01)
+    tid = t["table"]["id"]
+    r = await srv.http.get(f"/api/tables/{tid}/replay")
+    assert r.status_code == 403 and r.json()["error"] == "not_over"
+    assert (await srv.http.post(f"/api/tables/{tid}/start",
+                                json={"token": t["token"]})).status_code == 200
+    for _ in range(600):
+        if (await srv.http.get(f"/api/tables/{tid}")).json()["status"] == "over":
+            break
+        r = await srv.http.get(f"/api/tables/{tid}/replay")
+        assert r.status_code == 403 and r.json()["error"] == "not_over"
+        await asyncio.sleep(0.05)
+    else:
+        raise AssertionError("the game did not end within 30 s")
+    rec = (await srv.http.get(f"/api/tables/{tid}/record")).json()
+    return tid, rec

@@ -8,38 +8,14 @@ hand was scored on), record.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
-from conftest import Served, serve
+from conftest import finished_table, serve
 
 from liverpool.actions import Action
 from liverpool.cards import card_str, parse_card
 from liverpool.record import new_game_from_record
 from liverpool.rules import RuleSet
-
-
-async def _finished_table(srv: Served, preset: str = "standard", seed: int = 11,
-                          players: int = 3) -> tuple[str, dict[str, Any]]:
-    """A short game (two hands) of bots; the host's seat is played by its turn timer."""
-    seats = [{"kind": "human"}] + [{"kind": "bot", "level": "basic"}] * (players - 1)
-    t = await srv.create(seats, rules=preset, overrides={"hands": [1, 2]}, seed=seed,
-                         turn_timer=0.01)
-    tid = t["table"]["id"]
-    r = await srv.http.get(f"/api/tables/{tid}/replay")
-    assert r.status_code == 403 and r.json()["error"] == "not_over"
-    assert (await srv.http.post(f"/api/tables/{tid}/start",
-                                json={"token": t["token"]})).status_code == 200
-    for _ in range(600):
-        if (await srv.http.get(f"/api/tables/{tid}")).json()["status"] == "over":
-            break
-        r = await srv.http.get(f"/api/tables/{tid}/replay")
-        assert r.status_code == 403 and r.json()["error"] == "not_over"
-        await asyncio.sleep(0.05)
-    else:
-        raise AssertionError("the game did not end within 30 s")
-    rec = (await srv.http.get(f"/api/tables/{tid}/record")).json()
-    return tid, rec
 
 
 def _board(game: Any) -> dict[str, Any]:
@@ -53,7 +29,7 @@ def _board(game: Any) -> dict[str, Any]:
 
 async def test_replay_steps_are_the_engines(sqlite_url: str) -> None:
     async with serve(sqlite_url) as srv:
-        tid, rec = await _finished_table(srv)
+        tid, rec = await finished_table(srv)
         r = await srv.http.get(f"/api/tables/{tid}/replay")
         assert r.status_code == 200 and r.headers["content-encoding"] == "gzip"
         rp = r.json()
@@ -103,7 +79,7 @@ async def test_replay_steps_are_the_engines(sqlite_url: str) -> None:
 
 async def test_replay_is_computed_once_per_table(sqlite_url: str) -> None:
     async with serve(sqlite_url) as srv:
-        tid, _ = await _finished_table(srv, preset="hoyle", seed=5)
+        tid, _ = await finished_table(srv, preset="hoyle", seed=5)
         registry = srv.app.state.registry
         assert tid not in registry.replays
         first = await srv.http.get(f"/api/tables/{tid}/replay",

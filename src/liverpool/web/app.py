@@ -30,7 +30,7 @@ from starlette.websockets import WebSocketDisconnect
 from ..bots import LEVELS, BotSpecError, make_bot
 from ..rules import PRESET_NAMES, PRESETS, RulesError, RuleSet
 from .replay import replay_steps
-from .store import Store, make_store
+from .store import Store, StoreError, make_store
 from .table import ApiError, Conn, Settings, TableOwner, dumps
 
 log = logging.getLogger("liverpool.web")
@@ -50,10 +50,12 @@ _FALLBACK_PAGE = """<!doctype html><meta charset="utf-8"><title>Liverpool</title
 class Registry:
     """The table owners of this process, by table id."""
 
-    def __init__(self, store: Store, settings: Settings) -> None:
+    def __init__(self, store: Store, settings: Settings, evict_after: float = 60.0) -> None:
         self.store = store
         self.settings = settings
+        self.evict_after = evict_after
         self.owners: dict[str, TableOwner] = {}
+        self._stopping: set[asyncio.Task[None]] = set()
         self._loading: dict[str, asyncio.Future[TableOwner | None]] = {}
         # finished games' replays, encoded (plain, gzip), most recently asked last
         self.replays: OrderedDict[str, asyncio.Future[tuple[bytes, bytes]]] = OrderedDict()
@@ -95,10 +97,14 @@ class Registry:
                 owner = None
             else:
                 owner = TableOwner(stored, self.store, self.settings)
+                self._watch(owner)
                 self.owners[table_id] = owner
                 owner.start()
-                if owner.status == "over" and stored.status != "over":
-                    await self.store.set_status(table_id, "over")
+                if owner.status == "over":
+                    if stored.status != "over":
+                        with contextlib.suppress(StoreError):  # the events say it is over
+                            await self.store.set_status(table_id, "over")
+                    self.on_idle(owner)
             fut.set_result(owner)
             return owner
         except Exception as e:
@@ -108,8 +114,29 @@ class Registry:
             del self._loading[table_id]
 
     def add(self, owner: TableOwner) -> None:
+        self._watch(owner)
         self.owners[owner.id] = owner
         owner.start()
+
+    def _watch(self, owner: TableOwner) -> None:
+        owner.on_idle = self.on_idle
+
+    def on_idle(self, owner: TableOwner) -> None:
+        """A finished table may have nobody left: look again after a while, and if it is
+        still idle, let it go (its events stay in the store; the next request reloads it)."""
+        asyncio.get_running_loop().call_later(self.evict_after, self._evict, owner)
+
+    def _evict(self, owner: TableOwner) -> None:
+        if self.owners.get(owner.id) is not owner:
+            return
+        if not owner.idle():
+            if owner.status == "over" and owner.sockets == 0:
+                self.on_idle(owner)  # still busy with its last messages: later
+            return
+        del self.owners[owner.id]  # from now on a request loads a fresh owner
+        task = asyncio.create_task(owner.stop())
+        self._stopping.add(task)
+        task.add_done_callback(self._stopping.discard)
 
     async def new_id(self) -> str:
         while True:
@@ -121,6 +148,8 @@ class Registry:
         for owner in list(self.owners.values()):
             await owner.stop()
         self.owners.clear()
+        for task in list(self._stopping):
+            await task
 
 
 def _encode_replay(record: dict[str, Any]) -> tuple[bytes, bytes]:
@@ -174,13 +203,15 @@ async def _body(request: Request) -> dict[str, Any]:
 
 def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None = None,
                grace: float = 15.0, bot_think: float = 0.6, allow_seed: bool = False,
-               store: Store | None = None, gc_freeze: bool = True) -> FastAPI:
+               store: Store | None = None, gc_freeze: bool = True,
+               evict_after: float = 60.0) -> FastAPI:
     """The server app. ``db_url``: None (SQLite in the user's data directory), a file path,
     ``sqlite:///...`` or ``postgresql://...``. ``bot_commands`` maps extra bot level names to
     commands (``cmd:`` bots). ``grace``: seconds before a dropped player is covered by a bot.
     ``bot_think``: seconds a bot waits before each move. ``allow_seed``: accept ``seed`` and
     ``deals`` when a table is created (for tests: it lets the host know the cards).
-    ``gc_freeze``: keep the garbage collector's pauses short (see ``_gc_tidy``)."""
+    ``gc_freeze``: keep the garbage collector's pauses short (see ``_gc_tidy``).
+    ``evict_after``: seconds a finished table stays in memory once nobody is connected."""
     commands = dict(bot_commands or {})
     for name in commands:
         if name in LEVELS or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]{0,31}", name):
@@ -188,7 +219,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
                              f"level)")
     settings = Settings(grace=grace, bot_think=bot_think, bot_commands=commands)
     the_store = store or make_store(db_url)
-    registry = Registry(the_store, settings)
+    registry = Registry(the_store, settings, evict_after)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -211,6 +242,12 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
         return _error(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(StoreError)
+    async def store_error(_request: Request, exc: StoreError) -> JSONResponse:
+        log.warning("store: %s", exc)  # not to the client: it may quote other tables' rows
+        return _error(503, "storage", "the database did not store the change, so nothing "
+                                      "changed; try again")
 
     def page() -> Response:
         index = STATIC / "index.html"
@@ -331,6 +368,8 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     async def join(table_id: str, request: Request) -> dict[str, Any]:
         owner = await owner_of(table_id)
         nickname = _nickname(await _body(request))
+        if owner.status == "over":  # a finished table may be evicted: don't queue on it
+            raise ApiError(409, "started", "the game has already started")
         result: dict[str, Any] = await owner.call(owner.join, nickname)
         return result
 
@@ -340,6 +379,8 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         token = (await _body(request)).get("token")
         if not isinstance(token, str):
             raise ApiError(403, "bad_token", "the host's token is needed to start")
+        if owner.status == "over":
+            raise ApiError(409, "started", "the game has already started")
         result: dict[str, Any] = await owner.call(owner.start_game, token)
         return result
 
@@ -364,21 +405,26 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     @app.websocket("/ws/{table_id}")
     async def table_socket(ws: WebSocket, table_id: str) -> None:
         owner = await registry.get(table_id) if len(table_id) <= 32 else None
-        await ws.accept()
         if owner is None:
+            await ws.accept()
             await ws.close(code=4404, reason="no such table")
             return
-        conn = Conn()
-        sender = asyncio.create_task(_send_loop(ws, conn))
+        owner.sockets += 1  # at once (no await since get): the owner is not evicted under us
         try:
-            await _receive_loop(ws, conn, owner)
+            await ws.accept()
+            conn = Conn()
+            sender = asyncio.create_task(_send_loop(ws, conn))
+            try:
+                await _receive_loop(ws, conn, owner)
+            finally:
+                conn.close()
+                owner.post(owner.on_close, conn)
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(sender, 1.0)
+                if not sender.done():
+                    sender.cancel()
         finally:
-            conn.close()
-            owner.post(owner.on_close, conn)
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(sender, 1.0)
-            if not sender.done():
-                sender.cancel()
+            owner.detach_socket()
 
     return app
 

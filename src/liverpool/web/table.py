@@ -35,7 +35,7 @@ from ..cards import card_str
 from ..engine import Game, IllegalActionError, Phase, SeatView
 from ..rules import RuleSet
 from .replay import apply_narrated
-from .store import Store, StoredEvent, StoredTable
+from .store import Store, StoredEvent, StoredTable, StoreError
 
 log = logging.getLogger("liverpool.web")
 
@@ -43,6 +43,7 @@ HELD_EVENTS = 200
 LOG_LINES = 100
 SEND_QUEUE_MAX = 4000
 MAX_BOT_STEPS = 200  # a timed-out or covered seat's bot plays at most this many moves in a row
+STORE_RETRY = 2.0  # seconds before the table tries again a move the database refused
 
 
 def dumps(obj: Any) -> str:
@@ -170,6 +171,11 @@ class TableOwner:
         self._window_cache: tuple[int, int, Game] | None = None
         self._public_cache: tuple[int, SeatView] | None = None
         self._public_text: tuple[int, str] | None = None
+        # websockets holding this owner (counted from the moment they got it, before their
+        # hello): a finished table is evicted from memory only when none is left
+        self.sockets = 0
+        self.on_idle: Callable[[TableOwner], None] | None = None  # set by the registry
+        self.stopped = False
         for ev in stored.events:
             self._replay_event(ev)
         if self.game is not None and self.game.over:
@@ -228,7 +234,21 @@ class TableOwner:
         await self._bot_events("game_start", "hand_start")
         await self._drive()
 
+    def idle(self) -> bool:
+        """A finished table nobody is looking at, with nothing left to do."""
+        return (self.status == "over" and self.sockets == 0 and not self.conns
+                and self._queue.empty())
+
+    def _tell_idle(self) -> None:
+        if self.on_idle is not None and self.status == "over" and self.sockets == 0:
+            self.on_idle(self)
+
+    def detach_socket(self) -> None:
+        self.sockets -= 1
+        self._tell_idle()
+
     async def stop(self) -> None:
+        self.stopped = True
         for h in (self._bot_timer, self._turn_timer, self._buy_timer,
                   *(s.grace for s in self.seats)):
             if h is not None:
@@ -260,11 +280,22 @@ class TableOwner:
             except Exception as e:  # one bad command must not stop the table
                 if fut is not None and not fut.done():
                     fut.set_exception(e)
+                elif isinstance(e, StoreError):
+                    # a bot's or a timer's move was refused by the database (nothing changed):
+                    # the table tries again after a pause instead of stalling
+                    log.warning("table %s: %s", self.id, e)
+                    self._later(STORE_RETRY, self._retry)
                 else:
                     log.exception("table %s: %s failed", self.id, getattr(fn, "__name__", fn))
                 continue
             if fut is not None and not fut.done():
                 fut.set_result(result)
+
+    async def _retry(self) -> None:
+        self._bot_key = None
+        if self._turn_seat is not None and self._turn_timer is None:
+            self._turn_seat = None  # a timed-out turn that failed: its clock starts again
+        await self._drive()
 
     def _later(self, delay: float, fn: Callable[..., Awaitable[Any]], *args: Any
                ) -> asyncio.TimerHandle:
@@ -706,13 +737,22 @@ class TableOwner:
         if reason is not None:
             conn.error("illegal", reason)
             return
-        if g.phase is Phase.CALL:
-            await self._close_window()
-            if self.decision_seat() != seat or g.why_illegal(a) is not None:
-                conn.error("not_your_turn", "a call was made first; nothing was played for you")
-                await self._drive()
-                return
-        await self._commit(a)
+        try:
+            if g.phase is Phase.CALL:
+                await self._close_window()
+                if self.decision_seat() != seat or g.why_illegal(a) is not None:
+                    conn.error("not_your_turn", "a call was made first; nothing was played "
+                                                "for you")
+                    await self._drive()
+                    return
+            await self._commit(a)
+        except StoreError as e:
+            # the database's own words stay in the log: they may quote other tables' rows
+            log.warning("table %s: %s", self.id, e)
+            conn.error("storage", "the database did not store your move, so it was not "
+                                  "played; try again")
+            self._schedule()
+            return
         await self._drive()
 
     async def on_intent(self, conn: Conn, kind: str, on: bool) -> None:
@@ -769,8 +809,12 @@ class TableOwner:
             self.status = "over"
             for b in self.bots.values():
                 await asyncio.to_thread(close_bot, b)
-            await self.store.set_status(self.id, "over")
+            try:
+                await self.store.set_status(self.id, "over")
+            except StoreError as e:  # the events are the truth: a reload finds it over
+                log.warning("table %s: the status was not written: %s", self.id, e)
             self._broadcast_lobby()
+            self._tell_idle()
 
     async def _choose(self, seat: int, bot: Bot | None = None) -> Action:
         """A bot's move for ``seat`` (in a thread: an expert or external bot may think long)."""
