@@ -186,30 +186,6 @@ export function arrangeMeld(codes, deuces) {
   return (deuces && attempt(true)) || attempt(false) || null;
 }
 
-/** Whether cards, in this order, read as a run (as the engine reads one: the first natural
- * fixes every place; a 2 where 2s are wild counts only in its own place). */
-export function readsAsRun(cards, deuces) {
-  let anchors = cards.map((c, i) => [i, c]).filter(([, c]) => !isWild(c, deuces));
-  if (!anchors.length && deuces) anchors = cards.map((c, i) => [i, c]).filter(([, c]) => c !== "JK");
-  if (!anchors.length) return false;
-  const [i, first] = anchors[0];
-  const f = parse(first);
-  const lo = (f.rank === 1 && i > 0 ? 14 : f.rank) - i;
-  if (lo < 1 || lo + cards.length - 1 > 14) return false;
-  return cards.every((c, place) => {
-    const r = lo + place;
-    if (c === cardCode(r === 14 ? 1 : r, f.suit)) return true;
-    return isWild(c, deuces);
-  });
-}
-
-/** Whether cards read as a set: every natural of one rank (a set of 2s where 2s are wild). */
-export function readsAsSet(cards, deuces) {
-  let nats = cards.filter((c) => !isWild(c, deuces));
-  if (!nats.length && deuces) nats = cards.filter((c) => c !== "JK");
-  return new Set(nats.map((c) => parse(c).rank)).size === 1;
-}
-
 /** "2 sets", "1 set + 1 run", "2 sets of 3 + 1 run of 7". */
 export function contractText(c) {
   if (!c) return "";
