@@ -21,3 +21,31 @@ def test_stacked_deal_draw_and_discard() -> None:
         raise AssertionError("discarding a card not held must fail")
     act(g, player=1, type="discard", card="QC")
     assert g.discard[-1] == 11 + 3 * 13 and g.turn == 2
+
+
+def test_last_hand_end_keeps_the_scored_table() -> None:
+    """The table a hand was scored on stays readable after the next deal: each seat's points
+    are the points of the cards it held then, plus what it already owed."""
+    import random as _random
+
+    from liverpool.engine import Game
+    from liverpool.randomplay import random_action
+    from liverpool.rules import RuleSet
+
+    rules = RuleSet.preset("standard")
+    game = Game(rules, 4, seed=11)
+    rng = _random.Random(5)
+    assert game.last_hand_end is None
+    checked = 0
+    while not game.over:
+        owed = list(game.penalties)
+        hands_before = len(game.scores)
+        game.apply(random_action(game, rng))
+        if len(game.scores) > hands_before:
+            end = game.last_hand_end
+            assert end is not None and end.hand_number == len(game.scores)
+            for s in range(4):
+                held = sum(rules.points(c) for c in end.hands[s])
+                assert game.scores[-1][s] == held + owed[s]
+            checked += 1
+    assert checked == 7

@@ -58,6 +58,21 @@ class Phase(Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class HandEnd:
+    """The table as it was scored at the end of a hand, before the next deal. Public once the
+    hand is over: the players show their cards to count their points."""
+
+    hand_number: int
+    dealer: int
+    hands: tuple[tuple[Card, ...], ...]
+    melds: tuple[Meld, ...]
+    discard: tuple[Card, ...]
+    stock_size: int
+    down: tuple[bool, ...]
+    buys: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class SeatView:
     """What one seat may know. Everything here is public except ``hand`` (the seat's own)."""
 
@@ -176,6 +191,7 @@ class Game:
         self.dealer = first_dealer
         self.scores: list[list[int]] = []
         self.downs: list[tuple[bool, ...]] = []  # per finished hand: who had gone down
+        self.last_hand_end: HandEnd | None = None
         self.totals = [0] * n
         self.progress = [0] * n  # contracts completed ('own' progression)
         self.winners: tuple[int, ...] = ()
@@ -295,6 +311,10 @@ class Game:
 
     def _end_hand(self) -> None:
         rules = self.rules
+        self.last_hand_end = HandEnd(
+            self.hand_index + 1, self.dealer, tuple(tuple(h) for h in self.hands),
+            tuple(self.melds), tuple(self.discard), len(self.stock), tuple(self.down),
+            tuple(self.buys))
         row = []
         for s in range(self.n):
             pts = 0 if self.out[s] else sum(rules.points(c) for c in self.hands[s])

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..actions import Action
-from ..cards import card_str
+from ..cards import card_str, sorted_cards
 from ..engine import Game
 from ..narrate import describe
 from ..record import new_game_from_record
@@ -55,14 +55,20 @@ def _deal_text(game: Game) -> str:
     return f"Hand {v.hand_number} is dealt by {game.players[v.dealer]}: {what}"
 
 
-def _hand_end_board(before: Game, a: Action) -> Game:
-    """The board the hand was scored on. The engine deals the next hand within the action that
-    ends one, so the action is played again on a copy whose next deal is skipped (the copy is
-    thrown away; nothing else of the engine is changed)."""
-    board = before.clone()
-    board._start_hand = lambda: None  # type: ignore[method-assign]
-    board.apply(a)
-    return board
+def _hand_end_step(game: Game, event: str, seat: int) -> dict[str, Any]:
+    """The board the hand was scored on (the engine keeps it: the next hand is already dealt)."""
+    end = game.last_hand_end
+    assert end is not None
+    return {
+        "kind": "hand_end", "hand": end.hand_number, "event": event, "seat": seat,
+        "phase": "hand_end", "dealer": end.dealer, "turn": seat,
+        "melds": [m.to_json() for m in end.melds],
+        "discard": card_str(end.discard[-1]) if end.discard else None, "pile": len(end.discard),
+        "stock": end.stock_size, "sizes": [len(h) for h in end.hands],
+        "hands": [[card_str(c) for c in sorted_cards(h, game.rules.deuces_wild)]
+                  for h in end.hands],
+        "down": list(end.down), "buys": list(end.buys), "totals": list(game.totals),
+    }
 
 
 def replay_steps(record: dict[str, Any]) -> dict[str, Any]:
@@ -76,14 +82,12 @@ def replay_steps(record: dict[str, Any]) -> dict[str, Any]:
         reason = game.why_illegal(a)
         if reason is not None:
             raise ValueError(f"action {i} of the record does not replay: {reason}")
-        before = game.clone()
         hand = game.hand_number()
         text, ended = apply_narrated(game, a)
         if not ended:
             steps.append(_step(game, hand, text, a.player, "action"))
             continue
-        end = _step(game if game.over else _hand_end_board(before, a), hand, text, a.player,
-                    "hand_end")
+        end = _hand_end_step(game, text, a.player)
         end["points"] = list(game.scores[-1])
         steps.append(end)
         if not game.over:
