@@ -18,4 +18,5 @@ fi
 
 python3 -m venv .venv
 .venv/bin/pip install -q -e '.[test]'
-exec .venv/bin/python -m pytest -n auto -q "$@"
+# loadfile: a file's tests stay on one worker, so a browser test file starts chromium once
+exec .venv/bin/python -m pytest -n auto --dist loadfile -q "$@"

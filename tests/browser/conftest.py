@@ -116,7 +116,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         stop_server(proc)
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: Playwright's sync API keeps an event loop running in the thread
+# while it is started, and the server tests that share an xdist worker need the thread free.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not os.path.exists(CHROMIUM):
         pytest.skip("Debian's chromium is not installed at /usr/bin/chromium "

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from conftest import Server, open_table_as_host
+from .conftest import Server, open_table_as_host
 
 
 def test_pages_load_only_from_their_own_server(server: Server, make_player: Any) -> None:

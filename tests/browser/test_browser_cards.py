@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from conftest import Server
+from .conftest import Server
 
 from liverpool.cards import JOKER, RANK_NAMES, card_str, make_card, parse_card
 from liverpool.melds import RUN, SET, meld_readings

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from conftest import Server, join_by_link, open_table_as_host, wait_any_turn
+from .conftest import Server, join_by_link, open_table_as_host, wait_any_turn
 
 SEED = 11
 COUNT_IS = "n => document.querySelectorAll('#hand .card').length === n"

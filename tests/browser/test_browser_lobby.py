@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conftest import (
+from .conftest import (
     GRACE,
     Server,
     free_port,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from conftest import Server
+from .conftest import Server
 
 HAND_CARDS = ("els => els.map(h => [...h.querySelectorAll('.card')]"
               ".map(c => c.dataset.card))")

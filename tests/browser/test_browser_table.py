@@ -11,7 +11,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from conftest import Player, Server, open_table_as_host
+from .conftest import Player, Server, open_table_as_host
 
 from liverpool.cards import card_str, new_deck, parse_card
 from liverpool.engine import stacked_deck

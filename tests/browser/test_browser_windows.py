@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import Player, Server, join_by_link, open_table_as_host
+from .conftest import Player, Server, join_by_link, open_table_as_host
 
 from liverpool.cards import card_str, parse_card
 from liverpool.engine import stacked_deck

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from conftest import play_turns, serve
+from .conftest import play_turns, serve
 
 from liverpool.rules import PRESET_NAMES
 from liverpool.web.app import STATIC

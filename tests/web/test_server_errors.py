@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conftest import Client, Served, human_seats, serve
+from .conftest import Client, Served, human_seats, serve
 
 
 async def _table(srv: Served, n: int = 3) -> tuple[str, list[str]]:

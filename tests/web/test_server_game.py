@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from conftest import Served, human_seats, play_turns, serve
+from .conftest import Served, human_seats, play_turns, serve
 
 from liverpool.actions import Action
 from liverpool.engine import Game

@@ -12,7 +12,7 @@ import asyncio
 import sqlite3
 from typing import Any
 
-from conftest import finished_table, human_seats, serve
+from .conftest import finished_table, human_seats, serve
 
 
 async def _until(pred: Any, timeout: float = 5.0) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import finished_table, serve
+from .conftest import finished_table, serve
 
 from liverpool.actions import Action
 from liverpool.cards import card_str, parse_card

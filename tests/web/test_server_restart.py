@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 import httpx
-from conftest import Client, free_port, play_turns
+from .conftest import Client, free_port, play_turns
 from websockets.asyncio.client import connect
 
 from liverpool.record import replay
