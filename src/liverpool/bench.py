@@ -1,4 +1,5 @@
-"""``liverpool bench``: engine throughput under random legal play, and contract-solver latency.
+"""``liverpool bench``: engine throughput under random legal play, contract-solver latency, and
+the bots (basic games/s, expert decision time, simulator scaling over 1 and 2 workers).
 
 The engine and the solver, on the ``standard`` preset, single process (one core):
 
