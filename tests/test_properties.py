@@ -57,18 +57,8 @@ def key(a: Action) -> str:
     return json.dumps(a.to_json(), sort_keys=True)
 
 
-def table_cards(game: Game) -> Counter[Card]:
-    out: Counter[Card] = Counter(game.stock)
-    out.update(game.discard)
-    for h in game.hands:
-        out.update(h)
-    for m in game.melds:
-        out.update(m.cards)
-    return out
-
-
 def assert_conserved(game: Game, where: str) -> None:
-    have = table_cards(game)
+    have = Game.cards_in_play(game)
     pack = Counter(game.pack)
     if have != pack:
         lost = pack - have
@@ -204,7 +194,7 @@ def check_views(game: Game, rng: random.Random, stats: Counter[str]) -> None:
         for t in range(game.n):
             assert not Counter(v.known[t]) - Counter(game.hands[t]), "a known card not held"
         world = game.determinized(s, random.Random(rng.randrange(2**32)))
-        assert table_cards(world) == table_cards(game)
+        assert Game.cards_in_play(world) == Game.cards_in_play(game)
         assert sorted(world.hands[s]) == sorted(game.hands[s])
         for t in range(game.n):
             assert not game.known[t] - Counter(world.hands[t]), "a known card was dealt away"
@@ -215,7 +205,7 @@ def check_views(game: Game, rng: random.Random, stats: Counter[str]) -> None:
         # a world built from the view alone shows the same view again
         rebuilt = Game.from_view(v, random.Random(rng.randrange(2**32)))
         assert rebuilt.view_for(s) == v
-        assert table_cards(rebuilt) == Counter(game.pack)
+        assert Game.cards_in_play(rebuilt) == Counter(game.pack)
 
 
 def check_agreement(game: Game, rng: random.Random, stats: Counter[str], full: bool) -> None:

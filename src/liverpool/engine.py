@@ -1373,6 +1373,17 @@ class Game:
         g.bonus_caller = view.bonus_caller
         return g
 
+    def cards_in_play(self) -> Counter[Card]:
+        """Every card where it lies (hands, table, stock, discard pile), as one multiset: equal
+        to the pack whenever the game is sound."""
+        out: Counter[Card] = Counter(self.stock)
+        out.update(self.discard)
+        for h in self.hands:
+            out.update(h)
+        for m in self.melds:
+            out.update(m.cards)
+        return out
+
     def snapshot(self) -> tuple[object, ...]:
         """Everything that makes up the state (the RNG included), for comparing states."""
         return (

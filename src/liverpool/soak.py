@@ -108,22 +108,12 @@ def game_specs(games: int, base: int, every_action: int) -> list[GameSpec]:
 
 # ---- the checks -------------------------------------------------------------------------------
 
-def _cards_of(game: Game) -> Counter[Card]:
-    seen: Counter[Card] = Counter(game.stock)
-    seen.update(game.discard)
-    for h in game.hands:
-        seen.update(h)
-    for m in game.melds:
-        seen.update(m.cards)
-    return seen
-
-
 def _fmt(cards: Counter[Card]) -> str:
     return " ".join(f"{card_str(c)}x{k}" for c, k in sorted(cards.items()))
 
 
 def check_cards(game: Game, pack: Counter[Card]) -> list[str]:
-    seen = _cards_of(game)
+    seen = game.cards_in_play()
     if seen == pack:
         return []
     out = []
