@@ -14,6 +14,7 @@ import time
 from collections import Counter
 
 import pytest
+from conftest import stacked_game
 
 from liverpool.actions import Action
 from liverpool.bots import BasicBot, ExpertBot, make_bot
@@ -222,3 +223,41 @@ def test_playout_scores_the_hand_basic_players_would_play() -> None:
         assert score == pytest.approx(row[seat] - sum(others) / len(others))
         checked += 1
     assert checked >= 5
+
+
+def test_playout_survives_a_world_that_strands_a_seat() -> None:
+    """house: seat 1 is down and chose to lay off instead of drawing (it must now lay off a
+    card). Seat 2, asked to buy, cannot see seat 1's cards: many worlds it samples give seat 1
+    nothing that fits a meld, so seat 1 has no legal action there. Playouts from such worlds
+    end and are scored as they stand instead of failing; the expert still answers."""
+    game = stacked_game("house", ["AS 3C 4C 6C JH QD 5S 6H 3H",
+                                  "7H 7S 7D 9C 9D 9H 4D 6S KC",
+                                  "8H 8S 8D 10C 10D 10H 5D 3S KD"],
+                        upcard="KH", stock="7C QS JC 5C")
+    for fields in ({"player": 1, "type": "draw"}, {"player": 2, "type": "pass"},
+                   {"player": 0, "type": "pass"},
+                   {"player": 1, "type": "go_down", "melds": [["7H", "7S", "7D"],
+                                                              ["9C", "9D", "9H"]]},
+                   {"player": 1, "type": "discard", "card": "KC"},
+                   {"player": 2, "type": "draw"}, {"player": 0, "type": "pass"},
+                   {"player": 2, "type": "go_down", "melds": [["8H", "8S", "8D"],
+                                                              ["10C", "10D", "10H"]]},
+                   {"player": 2, "type": "discard", "card": "KD"},
+                   {"player": 0, "type": "draw"}, {"player": 1, "type": "pass"},
+                   {"player": 0, "type": "discard", "card": "JC"},
+                   {"player": 1, "type": "no_draw"}):
+        game.apply(Action.from_json(fields))
+    view = game.view_for(2)
+    assert view.phase == "buy" and view.need_layoff
+    stranded = 0
+    for k in range(40):
+        world = Game.from_view(view, random.Random(k))
+        world.apply(Action("pass", 2))  # the buy round ends: seat 1 plays on
+        if not world.legal_actions(1):
+            stranded += 1
+        score = play_out(world, 2, random.Random(k))
+        assert -1000 < score < 1000
+    assert stranded > 0, "no sampled world stranded seat 1: the test proves nothing"
+    legal = game.legal_actions(2)
+    for k in range(4):
+        assert make_bot("expert:4it").choose(view, legal, random.Random(k)) in legal

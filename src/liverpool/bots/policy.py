@@ -25,6 +25,11 @@ from .heuristics import usefulness
 
 _BASIC = BasicBot()
 
+
+class StrandedSeat(ValueError):
+    """A seat asked to act with no legal action: a sampled world the real game could not
+    reach (a lay-off owed instead of a draw, by a hand the world dealt no card that fits)."""
+
 # ---- the basic judgement, remembered -----------------------------------------------------------
 # The same hands and tables come back again and again in playouts (once per candidate, from the
 # same world), so the values of ``heuristics`` are kept by hand and by table. Caches are
@@ -137,6 +142,8 @@ def policy_action(g: Game, seat: int) -> Action:
             and not (rules.swap_at_go_down and rules.joker_swap != "none"):
         return _play_not_down(g, seat)
     legal = g.legal_actions(seat)
+    if not legal:
+        raise StrandedSeat(f"seat {seat} has no legal action in this world")
     if len(legal) == 1:
         return legal[0]
     if ph is Phase.PLAY or ph is Phase.BONUS:
