@@ -9,11 +9,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .conftest import Server
-
 from liverpool.cards import JOKER, RANK_NAMES, card_str, make_card, parse_card
 from liverpool.melds import RUN, SET, meld_readings
 from liverpool.rules import RuleSet
+
+from .conftest import Server
 
 
 def random_meld(rng: random.Random, rules: RuleSet) -> tuple[str, list[int]]:

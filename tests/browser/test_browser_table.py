@@ -11,11 +11,11 @@ import random
 from collections import Counter
 from typing import Any
 
-from .conftest import Player, Server, open_table_as_host
-
 from liverpool.cards import card_str, new_deck, parse_card
 from liverpool.engine import stacked_deck
 from liverpool.rules import RuleSet
+
+from .conftest import Player, Server, open_table_as_host
 
 ANN = ["7S", "7D", "7C", "5H", "6H", "7H", "8H", "JK", "9H", "3D"]
 OVERRIDES = {"hands": [2]}  # one hand, contract 2: one set and one run

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .conftest import Player, Server, join_by_link, open_table_as_host
-
 from liverpool.cards import card_str, parse_card
 from liverpool.engine import stacked_deck
 from liverpool.rules import RuleSet
+
+from .conftest import Player, Server, join_by_link, open_table_as_host
 
 
 def _deck(preset: str, overrides: dict[str, Any], hands: list[str], upcard: str,

@@ -6,10 +6,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .conftest import play_turns, serve
-
 from liverpool.rules import PRESET_NAMES
 from liverpool.web.app import STATIC
+
+from .conftest import play_turns, serve
 
 EXAMPLE_BOT = Path(__file__).resolve().parents[2] / "examples" / "example_bot.py"
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from .conftest import Served, human_seats, play_turns, serve
-
 from liverpool.actions import Action
 from liverpool.engine import Game
 from liverpool.record import new_game_from_record
+
+from .conftest import Served, human_seats, play_turns, serve
 
 MESSAGE_TYPES = {"welcome", "sync", "update", "lobby", "requests", "hint", "error", "pong"}
 SECRET_KEYS = {"stock", "deck", "hands", "deals", "seed", "token_hash"}

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .conftest import finished_table, serve
-
 from liverpool.actions import Action
 from liverpool.cards import card_str, parse_card
 from liverpool.record import new_game_from_record
 from liverpool.rules import RuleSet
+
+from .conftest import finished_table, serve
 
 
 def _board(game: Any) -> dict[str, Any]:

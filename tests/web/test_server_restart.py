@@ -11,11 +11,12 @@ import sys
 from typing import Any
 
 import httpx
-from .conftest import Client, free_port, play_turns
 from websockets.asyncio.client import connect
 
 from liverpool.record import replay
 from liverpool.web.store import make_store
+
+from .conftest import Client, free_port, play_turns
 
 
 def _start(db: str, port: int) -> subprocess.Popen[bytes]:
