@@ -802,11 +802,12 @@ class TableOwner:
             self._set_intents([], list(self.intents["call"]))
         elif g.phase is not Phase.BUY:
             self._set_intents([], [])
+        if g.over:  # before the broadcast: a client told the game is over may ask for the record
+            self.status = "over"
         self._broadcast_text(lambda seat: self._update_text(seat, event))
         if hand_ended:
             await self._bot_events("hand_end", "game_end" if g.over else "hand_start")
         if g.over:
-            self.status = "over"
             for b in self.bots.values():
                 await asyncio.to_thread(close_bot, b)
             try:
