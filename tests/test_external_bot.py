@@ -178,7 +178,7 @@ def test_table_output_lists_the_incidents() -> None:
          f"{bot('garbage.py', '3')},basic,basic", "--rules", "arena", "--override",
          "hands=[1]", "--workers", "1"],
         capture_output=True, text=True, timeout=120, check=False,
-        env={**os.environ, "COLUMNS": "200"})
+        env={**os.environ, "COLUMNS": "80"})
     assert done.returncode == 0, done.stderr
     assert "2 incidents" in done.stdout
     assert "game 0, seat 0" in done.stdout and "game 1, seat 1" in done.stdout

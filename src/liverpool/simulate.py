@@ -366,7 +366,8 @@ def main(args: Any) -> int:
         out.print(f"[bold]{len(incidents)} incident{'s' if len(incidents) > 1 else ''}[/] "
                   f"(the basic bot finished those games for the seat):")
         for line in incident_lines(incidents):
-            out.print("  " + line, markup=False, highlight=False)
+            # One incident per line, never folded: people grep and copy these.
+            out.print("  " + line, markup=False, highlight=False, soft_wrap=True)
     return 0
 
 
