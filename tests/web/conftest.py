@@ -189,15 +189,18 @@ class Client:
 
 
 async def play_turns(c: Client, stop: Callable[[dict[str, Any]], bool],
-                     timeout: float = 60.0) -> dict[str, Any]:
+                     timeout: float = 60.0,
+                     already: dict[str, Any] | None = None) -> dict[str, Any]:
     """Play the client's seat with the server's hints until ``stop(message)`` holds (or the
-    game ends); return that message."""
+    game ends); return that message. ``already`` is a message the caller has read itself
+    (a sync, say): it may be the seat's turn, and the server will not say so again."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     cur: dict[str, Any] | None = None
     errors = 0
+    pending = [already] if already is not None else []
     while True:
-        msg = await c.recv(max(0.01, end - loop.time()))
+        msg = pending.pop() if pending else await c.recv(max(0.01, end - loop.time()))
         if stop(msg):
             return msg
         kind = msg["type"]
