@@ -245,7 +245,8 @@ async def _drive(base: str, tables: int, think: float, duration: float, warmup: 
                                             t0 + spread * i / max(1, tables)))
                  for i in range(tables)]
         await asyncio.sleep(spread)
-        while stats.started < tables:  # every table plays before the warm-up starts
+        # every table plays before the warm-up starts (a table whose client failed never will)
+        while stats.started + sum(t.done() for t in tasks) < tables:
             await asyncio.sleep(0.1)
         setup = time.perf_counter() - t0
         await asyncio.sleep(warmup)
@@ -261,6 +262,9 @@ async def _drive(base: str, tables: int, think: float, duration: float, warmup: 
         stop.set()
         await asyncio.wait(tasks, timeout=30)
         failed = [t for t in tasks if t.done() and not t.cancelled() and t.exception()]
+    for t in failed:  # a client that died (a refused or timed-out connection): say what it was
+        code = "client:" + type(t.exception()).__name__
+        stats.error_codes[code] = stats.error_codes.get(code, 0) + 1
     lat = sorted(stats.latencies)
 
     def pct(p: float) -> float | None:
