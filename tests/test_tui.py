@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -229,6 +230,8 @@ async def test_accept_the_suggested_go_down_and_hint(tmp_path: Path) -> None:
         suggested = [a for a in session.legal() if a.type == "go_down"]
         assert suggested  # the deal already holds a set and a run
         await pilot.press("h")
+        await app.workers.wait_for_complete()  # the search runs off the screen's thread
+        await pilot.pause()
         hint = session.hint()
         assert hint is not None and hint[1] in prompt_of(app)
         await pilot.press("g")
@@ -270,6 +273,33 @@ async def test_bots_play_at_a_pace_until_the_person_is_asked(tmp_path: Path) -> 
         assert session.human_to_act()
         log = app.query_one("#log", RichLog)
         assert any("draws from the stock" in line.text for line in log.lines)
+
+
+async def test_the_keys_answer_while_a_bot_thinks(tmp_path: Path) -> None:
+    release = threading.Event()
+
+    class SlowBot(ScriptBot):
+        def choose(self, view: SeatView, legal: Sequence[Action],
+                   rng: random.Random) -> Action:
+            release.wait(10)  # thinks until the test lets it answer
+            return super().choose(view, legal, rng)
+
+    game = scenario_game()
+    session = Session(game, 2, ["slow", "script", None], tmp_path / "g.json", bot_seed=1,
+                      bots=[SlowBot(), ScriptBot(), None])
+    app = PlayApp(session, pace=0.01)
+    async with app.run_test(size=(150, 50)) as pilot:
+        await pilot.pause(0.1)
+        assert app.thinking is not None and len(game.actions) == 0
+        before = app.order
+        await pilot.press("o")  # the screen is not frozen by the search
+        assert app.order != before and len(game.actions) == 0
+        release.set()
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if session.human_to_act():
+                break
+        assert session.human_to_act() and len(game.actions) > 0
 
 
 async def test_one_card_left_warning(tmp_path: Path) -> None:

@@ -20,12 +20,13 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import RichLog, Static
+from textual.worker import Worker, WorkerState
 
 from ..actions import Action
 from ..cards import Card, card_str
 from ..engine import IllegalActionError, SeatView
 from .plain import arrange
-from .session import Event, Session
+from .session import BotTurn, Event, Session
 from .text import action_label, arrangements, face, meld_text, question, sort_hand
 from .widgets import (
     Menu,
@@ -100,6 +101,10 @@ class PlayApp(App[None]):
         self.choice: list[int] = []  # the arrangement shown for each pending meld
         self.message: Text = Text()
         self.timer_armed = False
+        self.thinking: BotTurn | None = None  # the bot decision being made
+        self.answer: Action | None = None  # its answer, once made
+        self.tick_due = False  # the pace has run out: the answer may be played
+        self.hint_at: int | None = None  # a hint is being thought out for this position
         self.paused = False  # a hand result or the game's end is on screen
         self.last_result: Group | None = None
         self.errors: list[str] = []  # every illegal choice's reason, newest last (tests read it)
@@ -289,27 +294,61 @@ class PlayApp(App[None]):
             self.hand_seen = v.hand_index
             self.log_line(Text(f"— hand {v.hand_number}: {v.contract[v.seat].describe()}, "
                                f"{v.players[v.dealer]} deals —", style="bold cyan"))
-        if self.paused or s.over or s.bot_to_act() is None or self.timer_armed:
+        if (self.paused or s.over or s.bot_to_act() is None or self.timer_armed
+                or self.thinking is not None):
             self.refresh_all()
             return
         if self.pace <= 0:
             self.run_bots()
             return
+        # the bot thinks while the pace runs: its move shows after whichever takes longer
+        self.tick_due = False
+        self.start_thinking()
         self.timer_armed = True
         self.set_timer(self.pace, self.bot_tick)
         self.refresh_all()
 
+    def start_thinking(self) -> None:
+        turn = self.session.bot_turn()
+        if turn is None:
+            return
+        self.thinking = turn
+        if turn.only is not None:  # nothing to think about
+            self.answer = turn.only
+            return
+        # off the screen's thread, so an expert's search never freezes the keys or the clock
+        self.run_worker(turn.decide, name="bot", group="bots", thread=True)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state != WorkerState.SUCCESS:
+            return
+        result = event.worker.result
+        if event.worker.group == "hint" and result is not None:
+            self.hint_ready(result)
+        elif event.worker.group == "bots" and result is not None:
+            self.answer = result
+            self.play_answer()
+
     def bot_tick(self) -> None:
         self.timer_armed = False
-        if self.paused:
+        self.tick_due = True
+        self.play_answer()
+
+    def play_answer(self) -> None:
+        """Play the bot's answer once it is ready and its pace has run out."""
+        turn, answer = self.thinking, self.answer
+        if not self.tick_due or self.paused or turn is None or answer is None:
             return
-        ev = self.session.step_bot()
+        self.thinking, self.answer = None, None
+        ev = self.session.play_bot(turn, answer)
+        self.show_event(ev)
         # a pass says nothing on screen, so waiting after it would only slow the game
-        while ev is not None:
-            self.show_event(ev)
-            if ev.text is not None or self.paused:
-                break
-            ev = self.session.step_bot()
+        if ev.text is None and not self.paused and not self.session.over:
+            self.start_thinking()
+            if self.thinking is not None:
+                self.play_answer()
+                return
+        self.tick_due = False
         self.after_change()
 
     def run_bots(self) -> None:
@@ -466,16 +505,29 @@ class PlayApp(App[None]):
             self.after_change()
 
     def show_hint(self) -> None:
-        h = self.session.hint()
-        if h is None:
+        if self.hint_at is not None:
+            self.say("Still thinking about the hint…")
+            return
+        think = self.session.hint_job()
+        if think is None:
             self.say("No decision of yours is waiting.")
             return
+        self.hint_at = len(self.session.game.actions)
+        self.say("Thinking about a hint…", "dim")
+        self.refresh_all()
+        self.run_worker(think, name="hint", group="hint", thread=True)
+
+    def hint_ready(self, h: tuple[Action, str]) -> None:
+        at, self.hint_at = self.hint_at, None
+        if at != len(self.session.game.actions):
+            return  # the position changed meanwhile; the hint was for a move already made
         a, why = h
         self.say(f"Hint: {why}", "bold green")
         if a.card is not None:
             cards = self.shown_hand()
             if a.card in cards:
                 self.cursor = cards.index(a.card)
+        self.refresh_all()
 
     def show_help(self) -> None:
         self.push_screen(Notice(Text.from_markup(HELP)))

@@ -19,7 +19,7 @@ import os
 import random
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,26 @@ from .text import action_label, second_person
 
 BOT_NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Finn", "Gus", "Hal")
 SEAT_FILE_SUFFIX = ".seats.json"
+
+
+@dataclass(frozen=True)
+class BotTurn:
+    """One bot decision to make: the seat, how many actions the game had when it was asked,
+    and either the only answer or what the bot sees and may choose from."""
+
+    seat: int
+    at: int
+    only: Action | None
+    bot: Bot | None
+    legal: Sequence[Action]
+    view: SeatView | None
+    rng: random.Random | None
+
+    def decide(self) -> Action:
+        if self.only is not None:
+            return self.only
+        assert self.bot is not None and self.view is not None and self.rng is not None
+        return self.bot.choose(self.view, self.legal, self.rng)
 
 
 class SessionError(ValueError):
@@ -243,6 +263,12 @@ class Session:
 
     def hint(self) -> tuple[Action, str] | None:
         """The expert's suggestion, with the basic rule's reason where they agree."""
+        think = self.hint_job()
+        return None if think is None else think()
+
+    def hint_job(self) -> Callable[[], tuple[Action, str]] | None:
+        """``hint`` in two steps: what the seat sees is read now; the returned function does
+        the expert's search from that alone, so it may run on another thread."""
         legal = self.legal()
         if not legal:
             return None
@@ -250,12 +276,17 @@ class Session:
         basic, why = hint(view, legal)
         if self.hinter is None:
             self.hinter = make_bot("expert")
+        hinter = self.hinter
         # seeded by the position, so asking twice gives the same answer
-        a = self.hinter.choose(view, legal, random.Random(len(self.game.actions)))
-        if a == basic:
-            return a, why
-        return a, f"{action_label(a, view.players)}: the expert's search over sampled " \
-                  f"deals prefers it"
+        rng = random.Random(len(self.game.actions))
+
+        def think() -> tuple[Action, str]:
+            a = hinter.choose(view, legal, rng)
+            if a == basic:
+                return a, why
+            return a, f"{action_label(a, view.players)}: the expert's search over sampled " \
+                      f"deals prefers it"
+        return think
 
     def why_illegal(self, action: Action) -> str | None:
         return self.game.why_illegal(action)
@@ -271,17 +302,28 @@ class Session:
             raise IllegalActionError("that seat is not yours")
         return self._apply(action)
 
-    def step_bot(self) -> Event | None:
+    def bot_turn(self) -> BotTurn | None:
+        """The next bot decision, ready to be thought out away from the screen's thread: it
+        holds the seat's view and legal actions, never the game."""
         seat = self.bot_to_act()
         if seat is None:
             return None
         bot = self.bots[seat]
         legal = self.game.legal_actions(seat)
         if len(legal) == 1 or bot is None:
-            a = legal[0]
-        else:
-            a = bot.choose(self.game.view_for(seat), legal, self.rngs[seat])
-        return self._apply(a)
+            return BotTurn(seat, len(self.game.actions), legal[0], None, legal, None, None)
+        return BotTurn(seat, len(self.game.actions), None, bot, legal, self.game.view_for(seat),
+                       self.rngs[seat])
+
+    def play_bot(self, turn: BotTurn, action: Action) -> Event:
+        """Apply a bot's answer to ``turn``; refused if the game moved on meanwhile."""
+        if len(self.game.actions) != turn.at:
+            raise IllegalActionError("the game moved on while the bot was thinking")
+        return self._apply(action)
+
+    def step_bot(self) -> Event | None:
+        turn = self.bot_turn()
+        return None if turn is None else self.play_bot(turn, turn.decide())
 
     def _apply(self, a: Action) -> Event:
         g = self.game
