@@ -6,6 +6,7 @@ another seat's hidden cards; every bot process is gone afterwards, Ctrl-C includ
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -24,6 +25,7 @@ from liverpool.bots import BasicBot, BotSpecError, ExternalBot, bot_event, close
 from liverpool.bots.external import (
     PROTOCOL_VERSION,
     TIMEOUT_ENV,
+    BotProcess,
     decide_message,
     default_timeout,
     game_end_event,
@@ -508,6 +510,33 @@ def test_ctrl_c_leaves_no_bot_process(tmp_path: Path) -> None:
             proc.wait()
     pids = [int(p.name) for p in tmp_path.iterdir()]
     assert wait_gone(pids) == []
+
+
+def test_ctrl_c_while_a_bot_starts_leaves_no_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Ctrl-C landing the moment the process exists, before the host holds it: once this
+    # leaked a bot that ignores its input (seen in CI as a survivor of the test above)
+    started: list[int] = []
+    real_popen = subprocess.Popen
+
+    def popen_then_ctrl_c(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        proc = real_popen(*args, **kwargs)
+        started.append(proc.pid)
+        signal.raise_signal(signal.SIGINT)
+        return proc
+
+    monkeypatch.setattr(subprocess, "Popen", popen_then_ctrl_c)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            BotProcess([sys.executable, "-c", "import time; time.sleep(60)"])
+    finally:
+        monkeypatch.undo()
+    assert len(started) == 1
+    try:
+        assert wait_gone(started) == []
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(started[0], signal.SIGKILL)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_close_ends_a_bot_that_ignores_quit(tmp_path: Path) -> None:

@@ -21,7 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from .bots import bot_event, close_bot, make_bot
-from .bots.external import game_end_event, game_start_event, hand_end_event, hand_start_event
+from .bots.external import (
+    close_all,
+    game_end_event,
+    game_start_event,
+    hand_end_event,
+    hand_start_event,
+)
 from .engine import Game
 from .rules import RuleSet
 
@@ -142,8 +148,10 @@ def _play_chunk(specs: list[GameSpec], keep_record: bool) -> list[GameResult]:
                 raise KeyboardInterrupt
             results.append(play_game(s, keep_record))
     except KeyboardInterrupt:
-        # a pool worker survives the exception and would take the queued chunks next
+        # a pool worker survives the exception and would take the queued chunks next; its
+        # exit runs no atexit hook, so any bot process still registered is stopped here
         _interrupted = True
+        close_all()
         raise
     return results
 

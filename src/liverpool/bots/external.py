@@ -221,16 +221,27 @@ class BotProcess:
         self.argv = list(argv)
         # kept open for the process's life (closed in ``stop``), so no context manager
         self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
-        try:
-            # a session of its own: Ctrl-C at the terminal reaches the host only, which then
-            # stops the bot; the whole group goes, with anything the bot started
-            self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-                cwd=cwd, start_new_session=True, bufsize=0)
-        except OSError as e:
-            self._stderr.close()
-            raise BotProtocolError("start", f"cannot start {shlex.join(self.argv)}: "
-                                            f"{e.strerror or e}") from None
+        with _ctrl_c_held() as held:
+            try:
+                # a session of its own: Ctrl-C at the terminal reaches the host only, which
+                # then stops the bot; the whole group goes, with anything the bot started
+                self.proc = subprocess.Popen(
+                    self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=self._stderr, cwd=cwd, start_new_session=True, bufsize=0)
+            except OSError as e:
+                self._stderr.close()
+                raise BotProtocolError("start", f"cannot start {shlex.join(self.argv)}: "
+                                                f"{e.strerror or e}") from None
+            self._setup_pipes()
+        if held.caught:
+            try:
+                held.deliver()
+            except BaseException:  # the interrupt ends the host's work: this bot goes first
+                self.stop(grace=0)
+                raise
+
+    def _setup_pipes(self) -> None:
+        """Non-blocking pipes with their polls, and the registration ``close_all`` relies on."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self._in = self.proc.stdin.fileno()
         self._out = self.proc.stdout.fileno()
@@ -346,6 +357,39 @@ class BotProcess:
 _PROCESSES: set[BotProcess] = set()  # every bot process of this process not yet stopped
 
 
+class _ctrl_c_held(contextlib.AbstractContextManager["_ctrl_c_held"]):
+    """Ctrl-C held back while a bot process starts. Without it, an interrupt landing between
+    the fork and the moment the process is registered would leave a bot nobody stops (the
+    process exists, its ``Popen`` object is lost). Only the main thread receives signals, so
+    elsewhere this does nothing. Once registered, ``deliver`` passes the interrupt on to the
+    handler that was there before."""
+
+    def __init__(self) -> None:
+        self.caught = False
+        self._previous: Any = None
+        # a handler installed outside Python (getsignal gives None) could not be put back
+        self._active = (threading.current_thread() is threading.main_thread()
+                        and signal.getsignal(signal.SIGINT) is not None)
+
+    def __enter__(self) -> _ctrl_c_held:
+        if self._active:
+            self._previous = signal.signal(signal.SIGINT, self._hold)
+        return self
+
+    def _hold(self, signum: int, frame: Any) -> None:
+        self.caught = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self._active:
+            signal.signal(signal.SIGINT, self._previous)
+
+    def deliver(self) -> None:
+        if callable(self._previous):
+            self._previous(signal.SIGINT, None)
+        elif self._previous == signal.SIG_DFL:
+            signal.raise_signal(signal.SIGINT)
+
+
 def close_all() -> None:
     """Stop every bot process this process started (registered with ``atexit``)."""
     for proc in list(_PROCESSES):
@@ -408,9 +452,9 @@ class ExternalBot:
             self._proc.stop(grace=0)
             self._proc = None
         proc = BotProcess(self.argv, self.cwd)
-        limit = max(HANDSHAKE_TIMEOUT, self.timeout)
-        deadline = time.monotonic() + limit
         try:
+            limit = max(HANDSHAKE_TIMEOUT, self.timeout)
+            deadline = time.monotonic() + limit
             proc.send({"type": "hello", "protocol": PROTOCOL_VERSION, "host": "liverpool"},
                       deadline)
             line = proc.receive(deadline, limit)
