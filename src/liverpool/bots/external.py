@@ -221,7 +221,7 @@ class BotProcess:
         self.argv = list(argv)
         # kept open for the process's life (closed in ``stop``), so no context manager
         self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
-        with _ctrl_c_held() as held:
+        with _CtrlCHeld() as held:
             try:
                 # a session of its own: Ctrl-C at the terminal reaches the host only, which
                 # then stops the bot; the whole group goes, with anything the bot started
@@ -357,7 +357,7 @@ class BotProcess:
 _PROCESSES: set[BotProcess] = set()  # every bot process of this process not yet stopped
 
 
-class _ctrl_c_held(contextlib.AbstractContextManager["_ctrl_c_held"]):
+class _CtrlCHeld(contextlib.AbstractContextManager["_CtrlCHeld"]):
     """Ctrl-C held back while a bot process starts. Without it, an interrupt landing between
     the fork and the moment the process is registered would leave a bot nobody stops (the
     process exists, its ``Popen`` object is lost). Only the main thread receives signals, so
@@ -371,7 +371,7 @@ class _ctrl_c_held(contextlib.AbstractContextManager["_ctrl_c_held"]):
         self._active = (threading.current_thread() is threading.main_thread()
                         and signal.getsignal(signal.SIGINT) is not None)
 
-    def __enter__(self) -> _ctrl_c_held:
+    def __enter__(self) -> _CtrlCHeld:
         if self._active:
             self._previous = signal.signal(signal.SIGINT, self._hold)
         return self

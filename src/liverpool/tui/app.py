@@ -336,18 +336,20 @@ class PlayApp(App[None]):
 
     def play_answer(self) -> None:
         """Play the bot's answer once it is ready and its pace has run out."""
-        turn, answer = self.thinking, self.answer
-        if not self.tick_due or self.paused or turn is None or answer is None:
-            return
-        self.thinking, self.answer = None, None
-        ev = self.session.play_bot(turn, answer)
-        self.show_event(ev)
-        # a pass says nothing on screen, so waiting after it would only slow the game
-        if ev.text is None and not self.paused and not self.session.over:
-            self.start_thinking()
-            if self.thinking is not None:
-                self.play_answer()
+        while True:
+            turn, answer = self.thinking, self.answer
+            if not self.tick_due or self.paused or turn is None or answer is None:
                 return
+            self.thinking, self.answer = None, None
+            ev = self.session.play_bot(turn, answer)
+            self.show_event(ev)
+            # a pass says nothing on screen, so waiting after it would only slow the game
+            if ev.text is not None or self.paused or self.session.over:
+                break
+            self.start_thinking()
+            if self.thinking is None:
+                break
+            # an answer already known plays now; a search's answer plays when it is ready
         self.tick_due = False
         self.after_change()
 
