@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,7 +27,8 @@ from liverpool.engine import Game, stacked_deck
 from liverpool.rules import RuleSet
 from liverpool.solver import best_go_down
 
-LIVERPOOL = "/work/main/.venv/bin/liverpool"
+# the installed console script of the environment running the tests (its scripts directory)
+LIVERPOOL = shutil.which("liverpool", path=str(Path(sys.executable).parent)) or "liverpool"
 SUMMARY_KEYS = {"ok", "error", "hand_number", "scores", "totals", "hands", "down", "melds",
                 "discard", "stock_size", "to_act"}
 

@@ -10,14 +10,15 @@ strength is measured with ``liverpool simulate`` (docs/bots.md).
 from __future__ import annotations
 
 import random
-import time
 from collections import Counter
+from typing import Any
 
 import pytest
 from conftest import stacked_game
 
 from liverpool.actions import Action
 from liverpool.bots import BasicBot, ExpertBot, make_bot
+from liverpool.bots import expert as expert_module
 from liverpool.bots.expert import pick
 from liverpool.bots.heuristics import usefulness
 from liverpool.bots.policy import play_out, policy_action
@@ -148,25 +149,54 @@ def test_useless_card_for_sale_is_passed_without_a_search(monkeypatch: pytest.Mo
             continue
         with monkeypatch.context() as m:
             m.setattr(Game, "from_view", staticmethod(no_world))
-            t0 = time.perf_counter()
             choice = bot.choose(view, legal, random.Random(1))
-            assert time.perf_counter() - t0 < 0.05
         assert choice == Action("pass", seat)
         found += 1
     assert found >= 5
 
 
-def test_searched_decisions_stay_within_the_budget() -> None:
-    """A time budget is honoured (one world at least, then the clock); the default iteration
-    budget answers a searched decision well inside the half-second target."""
+class _WorldClock:
+    """A clock for the expert that moves only when a world is sampled: ``step`` seconds per
+    world. The time budget is then a count of worlds, whatever the machine is doing."""
+
+    def __init__(self, step: float) -> None:
+        self.step = step
+        self.worlds = 0
+        self.real_from_view = Game.from_view
+
+    def perf_counter(self) -> float:
+        return self.worlds * self.step
+
+    def from_view(self, *args: Any, **kwargs: Any) -> Game:
+        self.worlds += 1
+        return self.real_from_view(*args, **kwargs)
+
+
+@pytest.mark.parametrize(("step", "worlds"), [(0.010, 3), (0.006, 5), (1.0, 1)])
+def test_a_time_budget_stops_the_search_on_the_clock(monkeypatch: pytest.MonkeyPatch,
+                                                      step: float, worlds: int) -> None:
+    """``expert:30ms`` samples worlds until 30 ms have passed on its clock, and always at least
+    one (a world costing a whole second still gives one)."""
     points = [(g, s) for g, s in _basic_game_points("standard", 4, seed=12, every=2)
               if len(ExpertBot().candidates(g.view_for(s), g.legal_actions(s))) > 1]
-    assert len(points) >= 6
-    timed = make_bot("expert:30ms")
-    for g, s in points[:6]:
-        t0 = time.perf_counter()
-        timed.choose(g.view_for(s), g.legal_actions(s), random.Random(2))
-        assert time.perf_counter() - t0 < 0.6  # 30 ms + one world's playouts, generously
+    assert points
+    g, s = points[0]
+    clock = _WorldClock(step)
+    monkeypatch.setattr(expert_module, "time", clock)
+    monkeypatch.setattr(Game, "from_view", staticmethod(clock.from_view))
+    make_bot("expert:30ms").choose(g.view_for(s), g.legal_actions(s), random.Random(2))
+    assert clock.worlds == worlds
+
+
+def test_an_iteration_budget_samples_exactly_that_many_worlds(monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    points = [(g, s) for g, s in _basic_game_points("standard", 4, seed=12, every=2)
+              if len(ExpertBot().candidates(g.view_for(s), g.legal_actions(s))) > 1]
+    g, s = points[0]
+    clock = _WorldClock(1.0)
+    monkeypatch.setattr(Game, "from_view", staticmethod(clock.from_view))
+    make_bot("expert:6it").choose(g.view_for(s), g.legal_actions(s), random.Random(2))
+    assert clock.worlds == 6
 
 
 # ---- 5. the search overrules the basic choice only on clear evidence --------------------------

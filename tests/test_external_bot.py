@@ -552,9 +552,7 @@ def test_close_ends_a_bot_that_ignores_quit(tmp_path: Path) -> None:
     assert ext.probe() == "stubborn"
     pid = ext.pid
     assert pid is not None and not gone(pid)
-    started = time.monotonic()
-    ext.close()
-    assert time.monotonic() - started < 5
+    ext.close()  # quit, then SIGTERM (ignored), then SIGKILL to the group
     assert wait_gone([pid]) == []
 
 

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import tempfile
 import uuid
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -193,30 +194,51 @@ async def play_turns(c: Client, stop: Callable[[dict[str, Any]], bool],
                      already: dict[str, Any] | None = None) -> dict[str, Any]:
     """Play the client's seat with the server's hints until ``stop(message)`` holds (or the
     game ends); return that message. ``already`` is a message the caller has read itself
-    (a sync, say): it may be the seat's turn, and the server will not say so again."""
+    (a sync, say): it may be the seat's turn, and the server will not say so again.
+
+    The client acts only on a hint for the version it last saw. The server answers requests in
+    order (a hint with a hint or an error, an action with its update or an error), so every
+    refusal is matched to its request. A refusal is allowed only when the table moved after
+    that request was sent (``stale_version``; ``not_your_turn`` when somebody called first or
+    the decision passed on); the protocol says to refresh and act again, and the server sends
+    the newer updates before the error, so the newer version must already be known here. Any
+    other refusal fails the test."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     cur: dict[str, Any] | None = None
-    errors = 0
+    latest = -1
+    # requests not answered yet: (kind, version it was sent at, the action sent)
+    asked: deque[tuple[str, int, dict[str, Any] | None]] = deque()
     pending = [already] if already is not None else []
     while True:
         msg = pending.pop() if pending else await c.recv(max(0.01, end - loop.time()))
         if stop(msg):
             return msg
         kind = msg["type"]
+        if kind in ("update", "sync", "lobby"):
+            latest = max(latest, msg["version"])
+        if (kind == "update" and msg["event"] is not None and asked
+                and asked[0][0] == "action" and msg["event"]["action"] == asked[0][2]):
+            asked.popleft()  # our action went through
         if kind in ("update", "sync") and msg.get("view"):
             cur = msg
             if msg["view"]["phase"] == "over":
                 return msg
             if msg["legal"]:
+                asked.append(("hint", msg["version"], None))
                 await c.send({"type": "hint"})
-        elif kind == "hint" and cur is not None and cur["legal"]:
-            await c.send({"type": "action", "version": cur["version"], "action": msg["action"]})
+        elif kind == "hint":
+            assert asked and asked[0][0] == "hint", f"a hint nobody asked for: {msg}"
+            asked.popleft()
+            if cur is not None and cur["legal"] and msg["version"] == cur["version"] == latest:
+                asked.append(("action", cur["version"], msg["action"]))
+                await c.send({"type": "action", "version": cur["version"],
+                              "action": msg["action"]})
         elif kind == "error":
-            errors += 1
-            assert errors < 20, f"too many errors: {msg}"
-            if cur is not None and cur["legal"]:
-                await c.send({"type": "hint"})
+            assert asked, f"refused with no request waiting: {msg}"
+            _, version, _ = asked.popleft()
+            assert msg["code"] in ("stale_version", "not_your_turn"), f"refused: {msg}"
+            assert latest > version, f"refused with nothing newer seen: {msg}"
 
 
 def human_seats(n: int, bots: int = 0, level: str = "basic") -> list[dict[str, Any]]:

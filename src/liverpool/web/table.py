@@ -781,7 +781,8 @@ class TableOwner:
             conn.error("not_your_turn", "no decision is waiting for you")
             return
         action, reason = hint(board.view_for(seat), legal)
-        conn.send({"type": "hint", "action": action.to_json(), "reason": reason})
+        conn.send({"type": "hint", "version": self.version, "action": action.to_json(),
+                   "reason": reason})
 
     # ================================================================ applying moves =========
     async def _commit(self, a: Action) -> None:
