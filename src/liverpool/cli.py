@@ -181,6 +181,12 @@ def build_parser() -> argparse.ArgumentParser:
                                 "postgresql://... for PostgreSQL)")
     p.add_argument("--bot-command", action="append", metavar="NAME=COMMAND", default=[],
                    help="an external bot the lobby may seat (repeatable)")
+    p.add_argument("--public-url", metavar="URL",
+                   help="the address people use to reach this server (share links use it)")
+    p.add_argument("--allowed-host", action="append", metavar="HOST", default=[],
+                   help="a host name this server answers to (repeatable; see docs/security.md)")
+    p.add_argument("--allowed-origin", action="append", metavar="ORIGIN", default=[],
+                   help="another site whose pages may use this server (repeatable)")
     p.set_defaults(func=_lazy("web"))
 
     p = sub.add_parser("demo", help="watch a simulated game between bots, with its log")

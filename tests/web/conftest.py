@@ -24,6 +24,14 @@ import uvicorn
 from websockets.asyncio.client import ClientConnection, connect
 
 from liverpool.web.app import create_app
+from liverpool.web.limits import Limits
+
+# the limits of a test server: the tests create many tables from one address and use short
+# timers; the security tests set the defaults or tighter ones themselves
+RELAXED = Limits(create_rate="10000/minute", join_rate="10000/minute",
+                 start_rate="10000/minute", request_rate="100000/minute",
+                 replay_rate="10000/minute", message_rate="100000/second",
+                 open_tables_per_client=10000, min_timer=0.0, sockets_per_client=1000)
 
 
 def free_port() -> int:
@@ -97,6 +105,7 @@ class Served:
         self.base = base
         self.ws_base = base.replace("http://", "ws://")
         self.http = httpx.AsyncClient(base_url=base, timeout=20)
+        self.secrets: dict[str, str] = {}  # table id -> join secret (the share link's)
 
     async def create(self, seats: list[dict[str, Any]], nickname: str = "Ann",
                      **more: Any) -> dict[str, Any]:
@@ -104,7 +113,14 @@ class Served:
                                                       **more})
         assert r.status_code == 201, r.text
         out: dict[str, Any] = r.json()
+        self.secrets[out["table"]["id"]] = out["join_secret"]
         return out
+
+    async def join(self, table: str, nickname: str) -> httpx.Response:
+        """Join as a friend who was sent the share link (with its secret)."""
+        return await self.http.post(f"/api/tables/{table}/join",
+                                    json={"nickname": nickname,
+                                          "secret": self.secrets.get(table)})
 
     async def client(self, table: str, token: str | None, version: int = -1,
                      hello: bool = True) -> Client:
@@ -120,11 +136,12 @@ async def serve(db: str, **kw: Any) -> AsyncIterator[Served]:
     kw.setdefault("grace", 15.0)
     kw.setdefault("bot_think", 0.0)
     kw.setdefault("allow_seed", True)
+    kw.setdefault("limits", RELAXED)
     app = create_app(db, **kw)
     port = free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
                             ws_per_message_deflate=False, lifespan="on",
-                            ws_max_size=1024 * 1024)
+                            ws_max_size=kw["limits"].max_message)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     while not server.started:

@@ -57,14 +57,14 @@ async def test_lobby_checks_what_it_is_given(sqlite_url: str) -> None:
             r = await srv.http.post("/api/tables", json=body)
             assert r.status_code == 400 and r.json()["error"] == code, (body, r.text)
             assert r.json()["message"]
-        assert (await srv.http.get("/api/tables")).json() == {"tables": []}
+        assert (await srv.http.get("/api/tables")).json()["tables"] == []
         t = await srv.create([{"kind": "human"}, {"kind": "human"},
-                              {"kind": "bot", "level": "expert:50it"}],
-                             overrides={"max_buys": 2}, buy_timer=5)
+                              {"kind": "bot", "level": "expert:20it"}],
+                             overrides={"max_buys": 2}, buy_timer=5, public=True)
         summary = t["table"]
         assert summary["overrides"] == {"max_buys": 2} and summary["buy_timer"] == 5.0
         assert t["share_url"].endswith(f"/t/{summary['id']}") and len(t["token"]) >= 22
-        r = await srv.http.post(f"/api/tables/{summary['id']}/join", json={"nickname": "Ann"})
+        r = await srv.join(summary["id"], "Ann")
         assert r.json()["seat"] == 1
         listed = (await srv.http.get("/api/tables")).json()["tables"]
         assert [x["id"] for x in listed] == [summary["id"]]

@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+from websockets.exceptions import ConnectionClosed
+
 from .conftest import Client, Served, human_seats, serve
 
 
@@ -14,7 +17,7 @@ async def _table(srv: Served, n: int = 3) -> tuple[str, list[str]]:
     tid = t["table"]["id"]
     tokens = [t["token"]]
     for name in ("Bob", "Cy", "Dee")[: n - 1]:
-        r = await srv.http.post(f"/api/tables/{tid}/join", json={"nickname": name})
+        r = await srv.join(tid, name)
         assert r.status_code == 200, r.text
         tokens.append(r.json()["token"])
     return tid, tokens
@@ -73,9 +76,19 @@ async def test_every_refusal_changes_nothing(db_url: str) -> None:
         assert "fly" in err["message"]
         await _refused(srv, tid, b, quiet, {"type": "intent", "kind": "steal", "on": True},
                        "bad_message")
+        # a message over 64 KiB closes that connection (1009) before it is read whole
         big = json.dumps({"type": "action", "version": v, "action": draw,
                           "pad": "x" * (70 * 1024)})
-        await _refused(srv, tid, b, quiet, big, "too_large")
+        before = await _state(srv, tid)
+        extra = await srv.client(tid, tokens[1])
+        await extra.until(lambda m: m["type"] == "sync")
+        await extra.send(big)
+        with pytest.raises(ConnectionClosed) as closed:
+            await extra.drain(5)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+        assert await _state(srv, tid) == before
+        for o in quiet:
+            assert await o.drain(0.05) == []
         # who may act
         await _refused(srv, tid, spec, [a, b, c], {"type": "action", "version": v,
                                                    "action": draw}, "spectator")
@@ -124,9 +137,10 @@ async def test_ping_and_http_errors(sqlite_url: str) -> None:
         c = await srv.client(tid, None, hello=False)
         await c.send({"type": "ping"})
         assert await c.recv() == {"type": "pong"}
-        r = await srv.http.post("/api/tables", content=b"{oops")
+        r = await srv.http.post("/api/tables", content=b"{oops",
+                                headers={"content-type": "application/json"})
         assert r.status_code == 400 and r.json()["error"] == "bad_json"
-        r = await srv.http.post(f"/api/tables/{tid}/join", json={"nickname": "Eve"})
+        r = await srv.join(tid, "Eve")
         assert r.status_code == 409 and r.json()["error"] == "full"
         r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": tokens[1]})
         assert r.status_code == 403 and r.json()["error"] == "bad_token"

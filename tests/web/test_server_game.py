@@ -22,7 +22,7 @@ async def _seated(srv: Served, seats: list[dict[str, Any]], names: list[str],
     tid = t["table"]["id"]
     tokens = [t["token"]]
     for name in names[1:]:
-        r = await srv.http.post(f"/api/tables/{tid}/join", json={"nickname": name})
+        r = await srv.join(tid, name)
         tokens.append(r.json()["token"])
     return tid, tokens
 

@@ -41,7 +41,7 @@ async def test_a_finished_table_leaves_memory_and_comes_back(sqlite_url: str) ->
         await asyncio.sleep(0.5)
         assert owners.get(tid) is owner
         # a finished table takes no joins, whether in memory or not
-        r = await srv.http.post(f"/api/tables/{tid}/join", json={"nickname": "Zed"})
+        r = await srv.join(tid, "Zed")
         assert r.status_code == 409 and r.json()["error"] == "started"
         await c.close()
         await _until(lambda: tid not in owners)
@@ -70,8 +70,7 @@ async def test_a_refused_write_is_an_error_and_changes_nothing(sqlite_url: str) 
         tid = t["table"]["id"]
         tokens = [t["token"]]
         for name in ("Bob", "Cy"):
-            tokens.append((await srv.http.post(f"/api/tables/{tid}/join",
-                                               json={"nickname": name})).json()["token"])
+            tokens.append((await srv.join(tid, name)).json()["token"])
         other = await srv.create(human_seats(3), nickname="Dee")
         a, b = await srv.client(tid, tokens[0]), await srv.client(tid, tokens[1])
         await srv.http.post(f"/api/tables/{tid}/start", json={"token": tokens[0]})
@@ -87,8 +86,7 @@ async def test_a_refused_write_is_an_error_and_changes_nothing(sqlite_url: str) 
         assert "disk says no" not in err["message"]  # the database's words stay in the log
         assert await a.drain(0.3) == []  # nobody was told of a change
         # the HTTP side: a join and a new table are refused the same way
-        r = await srv.http.post(f"/api/tables/{other['table']['id']}/join",
-                                json={"nickname": "Eve"})
+        r = await srv.join(other["table"]["id"], "Eve")
         assert r.status_code == 503 and r.json()["error"] == "storage"
         assert "token" not in r.text and "disk says no" not in r.text
         seats = (await srv.http.get(f"/api/tables/{other['table']['id']}")).json()["seats"]

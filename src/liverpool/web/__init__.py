@@ -34,31 +34,51 @@ def _env_float(name: str, default: float) -> float:
 
 
 def main(args: argparse.Namespace) -> int:
+    import asyncio
+
     import uvicorn
 
     from .app import create_app
-    from .store import normalize_url
+    from .guard import Origins
+    from .limits import Limits
+    from .store import StoreError, normalize_url
 
     try:
         commands = parse_bot_commands(list(args.bot_command or []))
         url = normalize_url(args.db)
+        limits = Limits.from_env()
+        origins = Origins.build(args.public_url, args.allowed_host or [],
+                                args.allowed_origin or [], args.host)
         app = create_app(url, bot_commands=commands,
                          grace=_env_float("LIVERPOOL_GRACE", 15.0),
                          bot_think=_env_float("LIVERPOOL_BOT_THINK", 0.6),
-                         allow_seed=os.environ.get("LIVERPOOL_ALLOW_SEED") == "1")
+                         allow_seed=os.environ.get("LIVERPOOL_ALLOW_SEED") == "1",
+                         limits=limits, origins=origins)
     except ValueError as e:
         print(f"liverpool serve: {e}", file=sys.stderr)
         return 2
+    try:  # a database that cannot be used stops the server here, in one line
+        asyncio.run(_check_store(app))
+    except StoreError as e:
+        print(f"liverpool serve: {e}", file=sys.stderr)
+        return 1
     # a wildcard address is not one a browser can open: name the machine instead
     shown = socket.gethostname() if args.host in ("0.0.0.0", "::", "") else args.host
     if ":" in shown:
         shown = f"[{shown}]"
     where = url.split("///", 1)[-1] if url.startswith("sqlite") else "PostgreSQL"
-    print(f"Liverpool is served at http://{shown}:{args.port}/ (open it in a browser; "
-          f"games are kept in {where})", flush=True)
+    print(f"Liverpool is served at {origins.public_url or f'http://{shown}:{args.port}'}/ "
+          f"(open it in a browser; games are kept in {where})", flush=True)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
-                            ws_max_size=1024 * 1024, ws_per_message_deflate=False,
-                            lifespan="on")
+                            ws_max_size=limits.max_message, ws_per_message_deflate=False,
+                            lifespan="on", timeout_keep_alive=5, limit_concurrency=4096,
+                            h11_max_incomplete_event_size=16 * 1024)
     server = uvicorn.Server(config)
     server.run()
-    return 0
+    return 0 if server.started else 1
+
+
+async def _check_store(app: object) -> None:
+    store = app.state.store  # type: ignore[attr-defined]
+    await store.open()
+    await store.close()

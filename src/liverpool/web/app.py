@@ -15,6 +15,7 @@ import json
 import logging
 import re
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -27,19 +28,30 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.websockets import WebSocketDisconnect
 
-from ..bots import LEVELS, BotSpecError, make_bot
+from ..bots import LEVELS
 from ..rules import PRESET_NAMES, PRESETS, RulesError, RuleSet
+from .guard import Guard, Origins, client_of
+from .limits import (
+    TABLE_ID,
+    ApiError,
+    Limits,
+    RateLimiter,
+    check_level,
+    check_timer,
+    check_web_rules,
+    clean_text,
+    json_depth_ok,
+    secret_text,
+)
 from .replay import replay_steps
 from .store import Store, StoreError, make_store
-from .table import ApiError, Conn, Settings, TableOwner, dumps
+from .table import Conn, Settings, TableOwner, dumps
 
 log = logging.getLogger("liverpool.web")
 
 STATIC = Path(__file__).parent / "static"
-MAX_MESSAGE = 64 * 1024
-MAX_NAME = 40
-MAX_TIMER = 3600.0
 REPLAYS_KEPT = 32
+SWEEP_EVERY = 30.0  # seconds between looks for tables that were never started in time
 
 _FALLBACK_PAGE = """<!doctype html><meta charset="utf-8"><title>Liverpool</title>
 <p>The Liverpool server is running, but its browser front end is not installed
@@ -53,8 +65,10 @@ class Registry:
     def __init__(self, store: Store, settings: Settings, evict_after: float = 60.0) -> None:
         self.store = store
         self.settings = settings
+        self.limits = settings.limits
         self.evict_after = evict_after
         self.owners: dict[str, TableOwner] = {}
+        self.sockets: dict[str, int] = {}  # open websockets per client address
         self._stopping: set[asyncio.Task[None]] = set()
         self._loading: dict[str, asyncio.Future[TableOwner | None]] = {}
         # finished games' replays, encoded (plain, gzip), most recently asked last
@@ -96,11 +110,12 @@ class Registry:
             if stored is None:
                 owner = None
             else:
-                owner = TableOwner(stored, self.store, self.settings)
+                # replaying a long game's events takes a while: never on the event loop
+                owner = await asyncio.to_thread(TableOwner, stored, self.store, self.settings)
                 self._watch(owner)
                 self.owners[table_id] = owner
                 owner.start()
-                if owner.status == "over":
+                if owner.finished:
                     if stored.status != "over":
                         with contextlib.suppress(StoreError):  # the events say it is over
                             await self.store.set_status(table_id, "over")
@@ -130,7 +145,7 @@ class Registry:
         if self.owners.get(owner.id) is not owner:
             return
         if not owner.idle():
-            if owner.status == "over" and owner.sockets == 0:
+            if owner.finished and owner.sockets == 0:
                 self.on_idle(owner)  # still busy with its last messages: later
             return
         del self.owners[owner.id]  # from now on a request loads a fresh owner
@@ -143,6 +158,28 @@ class Registry:
             table_id = secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
             if table_id not in self.owners and await self.store.load(table_id) is None:
                 return table_id
+
+    def open_tables(self, client: str | None = None) -> int:
+        return sum(1 for o in self.owners.values() if o.status == "open"
+                   and (client is None or o.creator == client))
+
+    async def sweep(self) -> None:
+        """Close the tables nobody started in time (they leave the lobby and memory)."""
+        ttl = self.limits.open_table_ttl
+        now = time.time()
+        for owner in list(self.owners.values()):
+            if owner.status == "open" and now - owner.created > ttl:
+                with contextlib.suppress(Exception):
+                    if await owner.call(owner.expire):
+                        self.on_idle(owner)
+
+    async def sweep_forever(self) -> None:
+        while True:
+            await asyncio.sleep(min(SWEEP_EVERY, max(0.05, self.limits.open_table_ttl / 4)))
+            try:
+                await self.sweep()
+            except Exception:
+                log.exception("sweeping expired tables failed")
 
     async def close(self) -> None:
         for owner in list(self.owners.values()):
@@ -161,6 +198,11 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": code, "message": message}, status_code=status)
 
 
+def _api_error(exc: ApiError) -> JSONResponse:
+    headers = {"retry-after": str(exc.retry_after)} if exc.retry_after is not None else None
+    return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+
+
 def _package_version() -> str:
     try:
         return metadata.version("liverpool-rummy")
@@ -168,80 +210,93 @@ def _package_version() -> str:
         return "0"
 
 
-def _nickname(body: dict[str, Any]) -> str:
-    name = body.get("nickname")
-    if not isinstance(name, str) or not name.strip():
-        raise ApiError(400, "bad_request", "a nickname is needed")
-    name = " ".join(name.split())
-    if len(name) > MAX_NAME:
-        raise ApiError(400, "bad_request", f"a nickname has at most {MAX_NAME} characters")
-    return name
-
-
-def _timer(body: dict[str, Any], key: str) -> float | None:
-    v = body.get(key)
-    if v is None:
-        return None
-    if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v <= MAX_TIMER:
-        raise ApiError(400, "bad_request", f"{key} must be a number of seconds, 0 < s <= "
-                                           f"{MAX_TIMER:g}, or null")
-    return float(v)
-
-
-async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > MAX_MESSAGE:
-        raise ApiError(413, "too_large", f"a request body has at most {MAX_MESSAGE} bytes")
+async def _body(request: Request, limits: Limits) -> dict[str, Any]:
+    """The request's JSON object, read within the limits: a declared size over the limit was
+    refused by the guard; an undeclared one is cut off as it comes; a body that trickles in
+    is given up after ``body_timeout``."""
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        async with asyncio.timeout(limits.body_timeout):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limits.max_body:
+                    raise ApiError(413, "too_large",
+                                   f"a request body has at most {limits.max_body} bytes")
+                chunks.append(chunk)
+    except TimeoutError:
+        raise ApiError(408, "slow_body", f"the request body did not arrive within "
+                                         f"{limits.body_timeout:g} s") from None
+    raw = b"".join(chunks)
     try:
         body = json.loads(raw or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ApiError(400, "bad_json", f"the body is not JSON: {e}") from None
+    except (ValueError, RecursionError) as e:  # also numbers of over 4,300 digits
+        raise ApiError(400, "bad_json", f"the body is not JSON: {str(e)[:200]}") from None
     if not isinstance(body, dict):
         raise ApiError(400, "bad_request", "the body must be a JSON object")
+    if not json_depth_ok(body):
+        raise ApiError(400, "bad_json", "the body nests lists and objects too deep")
     return body
 
 
 def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None = None,
                grace: float = 15.0, bot_think: float = 0.6, allow_seed: bool = False,
                store: Store | None = None, gc_freeze: bool = True,
-               evict_after: float = 60.0) -> FastAPI:
+               evict_after: float = 60.0, limits: Limits | None = None,
+               origins: Origins | None = None) -> FastAPI:
     """The server app. ``db_url``: None (SQLite in the user's data directory), a file path,
     ``sqlite:///...`` or ``postgresql://...``. ``bot_commands`` maps extra bot level names to
     commands (``cmd:`` bots). ``grace``: seconds before a dropped player is covered by a bot.
     ``bot_think``: seconds a bot waits before each move. ``allow_seed``: accept ``seed`` and
     ``deals`` when a table is created (for tests: it lets the host know the cards).
     ``gc_freeze``: keep the garbage collector's pauses short (see ``_gc_tidy``).
-    ``evict_after``: seconds a finished table stays in memory once nobody is connected."""
+    ``evict_after``: seconds a finished table stays in memory once nobody is connected.
+    ``limits``: what a client may cost (default: ``Limits.from_env()``); ``origins``: hosts,
+    origins and the share links' address (docs/security.md)."""
     commands = dict(bot_commands or {})
     for name in commands:
         if name in LEVELS or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]{0,31}", name):
             raise ValueError(f"bot name {name!r}: use letters, digits, _ . - (not a built-in "
                              f"level)")
-    settings = Settings(grace=grace, bot_think=bot_think, bot_commands=commands)
+    lim = limits or Limits.from_env()
+    where = origins or Origins()
+    settings = Settings(grace=grace, bot_think=bot_think, bot_commands=commands, limits=lim,
+                        origins=where)
     the_store = store or make_store(db_url)
     registry = Registry(the_store, settings, evict_after)
+    rates = RateLimiter(lim)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await the_store.open()
-        await registry.resume_all()
-        tidy = asyncio.create_task(_gc_tidy()) if gc_freeze else None
+        try:
+            await registry.resume_all()
+        except BaseException:
+            await the_store.close()
+            raise
+        tasks = [asyncio.create_task(registry.sweep_forever())]
+        if gc_freeze:
+            tasks.append(asyncio.create_task(_gc_tidy()))
         try:
             yield
         finally:
-            if tidy is not None:
-                tidy.cancel()
+            for t in tasks:
+                t.cancel()
             await registry.close()
             await the_store.close()
+            if settings.bot_pool is not None:
+                settings.bot_pool.shutdown(wait=False, cancel_futures=True)
 
     app = FastAPI(title="Liverpool", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url=None)
     app.state.registry = registry
     app.state.store = the_store
+    app.state.limits = lim
+    app.add_middleware(Guard, limits=lim, origins=where, rates=rates)
 
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
-        return _error(exc.status, exc.code, exc.message)
+        return _api_error(exc)
 
     @app.exception_handler(StoreError)
     async def store_error(_request: Request, exc: StoreError) -> JSONResponse:
@@ -272,46 +327,40 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     @app.get("/api/config")
     async def config() -> dict[str, Any]:
         return {"presets": {name: PRESETS[name].to_json() for name in PRESET_NAMES},
-                "levels": [*LEVELS, *commands], "version": _package_version()}
-
-    def check_level(level: Any) -> str:
-        if not isinstance(level, str) or not level:
-            raise ApiError(400, "bad_request", "a bot seat needs a \"level\"")
-        if level in commands:
-            return level
-        if level.lower().startswith("cmd:"):
-            raise ApiError(400, "bad_request", "external bots are configured by the host "
-                                               "(--bot-command NAME=COMMAND); use their NAME")
-        try:
-            make_bot(level)
-        except BotSpecError as e:
-            raise ApiError(400, "bad_request", str(e)) from None
-        return level.strip().lower()
+                "levels": [*LEVELS, *commands], "limits": lim.public(),
+                "version": _package_version()}
 
     async def owner_of(table_id: str) -> TableOwner:
-        owner = await registry.get(table_id) if len(table_id) <= 32 else None
+        owner = await registry.get(table_id) if TABLE_ID.fullmatch(table_id) else None
         if owner is None:
-            raise ApiError(404, "not_found", f"there is no table {table_id!r}")
+            raise ApiError(404, "not_found", f"there is no table {table_id[:40]!r}")
         return owner
+
+    def link_base(request: Request) -> str:
+        return where.link_base(request.url.scheme, request.headers.get("host", ""))
 
     @app.post("/api/tables", status_code=201)
     async def create_table(request: Request) -> dict[str, Any]:
-        body = await _body(request)
-        nickname = _nickname(body)
+        client = client_of(request.scope)
+        body = await _body(request, lim)
+        nickname = clean_text(body.get("nickname"), "nickname", lim.nickname_max)
         preset = body.get("rules", "standard")
-        if preset not in PRESET_NAMES:
-            raise ApiError(400, "bad_rules", f"unknown preset {preset!r}; choose one of "
-                                             f"{', '.join(PRESET_NAMES)}")
+        if not isinstance(preset, str) or preset not in PRESET_NAMES:
+            raise ApiError(400, "bad_rules", f"unknown preset; choose one of "
+                                             f"{', '.join(PRESET_NAMES)}", "rules")
         overrides = body.get("overrides") or {}
-        if not isinstance(overrides, dict):
-            raise ApiError(400, "bad_rules", "overrides must be an object {knob: value}")
+        if not isinstance(overrides, dict) or len(overrides) > 64:
+            raise ApiError(400, "bad_rules", "overrides must be an object {knob: value}",
+                           "overrides")
         try:
             rules = RuleSet.preset(preset, overrides)
-        except (RulesError, TypeError, ValueError) as e:
-            raise ApiError(400, "bad_rules", str(e)) from None
+        except (RulesError, TypeError, ValueError, OverflowError) as e:
+            raise ApiError(400, "bad_rules", str(e)[:500], "overrides") from None
+        check_web_rules(rules, lim)
         seats_in = body.get("seats")
-        if not isinstance(seats_in, list) or not seats_in:
-            raise ApiError(400, "bad_request", "seats must be a list, one entry per seat")
+        if not isinstance(seats_in, list) or not seats_in or len(seats_in) > 8:
+            raise ApiError(400, "bad_request", "seats must be a list, one entry per seat (at "
+                                               "most 8)", "seats")
         seats: list[dict[str, Any]] = []
         for i, s in enumerate(seats_in):
             kind = s.get("kind") if isinstance(s, dict) else None
@@ -319,46 +368,74 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
                 seats.append({"kind": "human", "level": None})
             elif kind == "bot":
                 assert isinstance(s, dict)
-                seats.append({"kind": "bot", "level": check_level(s.get("level"))})
+                seats.append({"kind": "bot", "level": check_level(
+                    s.get("level"), lim, commands, f"seats[{i}].level")})
             else:
                 raise ApiError(400, "bad_request", f"seat {i}: kind must be \"human\" or "
-                                                   f"\"bot\"")
+                                                   f"\"bot\"", f"seats[{i}].kind")
         if seats[0]["kind"] != "human":
-            raise ApiError(400, "bad_request", "seat 0 is the host's: it must be human")
+            raise ApiError(400, "bad_request", "seat 0 is the host's: it must be human",
+                           "seats[0].kind")
         try:
             rules.check_players(len(seats))
         except RulesError as e:
-            raise ApiError(400, "bad_rules", str(e)) from None
+            raise ApiError(400, "bad_rules", str(e), "seats") from None
+        public = body.get("public", False)
+        if not isinstance(public, bool):
+            raise ApiError(400, "bad_request", "public must be true or false", "public")
         config: dict[str, Any] = {
             "rules": preset, "overrides": rules.overrides_from(PRESETS[preset]),
-            "seats": seats, "turn_timer": _timer(body, "turn_timer"),
-            "buy_timer": _timer(body, "buy_timer"), "seed": secrets.randbits(48)}
+            "seats": seats, "turn_timer": check_timer(body.get("turn_timer"), "turn_timer", lim),
+            "buy_timer": check_timer(body.get("buy_timer"), "buy_timer", lim),
+            "seed": secrets.randbits(48), "public": public,
+            "join_secret": secrets.token_urlsafe(18)}
         if "seed" in body or "deals" in body:
             if not allow_seed:
                 raise ApiError(400, "bad_request", "this server does not take a seed or deals "
-                                                   "(they would show the host the cards)")
+                                                   "(they would show the host the cards)", "seed")
             seed = body.get("seed", config["seed"])
             if isinstance(seed, bool) or not isinstance(seed, int):
-                raise ApiError(400, "bad_request", "seed must be a whole number")
+                raise ApiError(400, "bad_request", "seed must be a whole number", "seed")
             config["seed"] = seed
             if body.get("deals") is not None:
                 config["deals"] = body["deals"]
-        try:  # the game must be creatable now, not fail at the start
-            TableOwner.check_config(config)
+        # the limits are counted last: a refused request costs the client nothing
+        rates.check("create", client)
+        if registry.open_tables(client) >= lim.open_tables_per_client:
+            raise ApiError(429, "too_many_tables", f"at most {lim.open_tables_per_client} "
+                           f"tables waiting to start from one address; start or leave one")
+        if registry.open_tables() >= lim.open_tables:
+            raise ApiError(503, "busy", "the server has too many tables waiting to start; "
+                                        "try again later")
+        try:  # the game must be creatable now, not fail at the start (off the event loop)
+            await asyncio.to_thread(TableOwner.check_config, config)
         except (ValueError, TypeError) as e:
-            raise ApiError(400, "bad_request", str(e)) from None
+            raise ApiError(400, "bad_request", str(e)[:500]) from None
         table_id = await registry.new_id()
         owner, token = await TableOwner.create(the_store, settings, table_id, config, nickname)
+        owner.creator = client
         registry.add(owner)
-        base = str(request.base_url).rstrip("/")
         return {"table": owner.summary(), "seat": 0, "token": token,
-                "share_url": f"{base}/t/{table_id}"}
+                "join_secret": owner.join_secret, "share_url": owner.share_url(
+                    link_base(request))}
 
     @app.get("/api/tables")
-    async def list_tables() -> dict[str, Any]:
-        owners = [o for o in registry.owners.values() if o.status in ("open", "playing")]
+    async def list_tables(offset: int = 0, limit: int | None = None) -> dict[str, Any]:
+        """Public tables open or playing, newest first, a page at a time."""
+        size = lim.lobby_page if limit is None else max(1, min(limit, lim.lobby_page))
+        start = max(0, offset)
+        owners = [o for o in registry.owners.values()
+                  if o.public and o.status in ("open", "playing")]
         owners.sort(key=lambda o: o.created, reverse=True)
-        return {"tables": [o.summary() for o in owners]}
+        page: list[dict[str, Any]] = []
+        for o in owners[start:start + size]:
+            try:  # one table that cannot be shown never breaks the list
+                summary = o.summary()
+                dumps(summary).encode("utf-8")
+                page.append(summary)
+            except Exception:
+                log.exception("table %s cannot be listed", o.id)
+        return {"tables": page, "total": len(owners), "offset": start, "limit": size}
 
     @app.get("/api/tables/{table_id}")
     async def get_table(table_id: str) -> dict[str, Any]:
@@ -367,21 +444,41 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     @app.post("/api/tables/{table_id}/join")
     async def join(table_id: str, request: Request) -> dict[str, Any]:
         owner = await owner_of(table_id)
-        nickname = _nickname(await _body(request))
+        body = await _body(request, lim)
+        nickname = clean_text(body.get("nickname"), "nickname", lim.nickname_max)
+        secret = secret_text(body.get("secret"))
+        rates.check("join", client_of(request.scope))
         if owner.status == "over":  # a finished table may be evicted: don't queue on it
             raise ApiError(409, "started", "the game has already started")
-        result: dict[str, Any] = await owner.call(owner.join, nickname)
+        result: dict[str, Any] = await owner.call(owner.join, nickname, secret)
         return result
 
     @app.post("/api/tables/{table_id}/start")
     async def start(table_id: str, request: Request) -> dict[str, Any]:
         owner = await owner_of(table_id)
-        token = (await _body(request)).get("token")
-        if not isinstance(token, str):
-            raise ApiError(403, "bad_token", "the host's token is needed to start")
+        token = secret_text((await _body(request, lim)).get("token"))
+        if token is None:
+            raise ApiError(403, "bad_token", "the host's token is needed to start", "token")
+        rates.check("start", client_of(request.scope))
         if owner.status == "over":
             raise ApiError(409, "started", "the game has already started")
         result: dict[str, Any] = await owner.call(owner.start_game, token)
+        return result
+
+    @app.post("/api/tables/{table_id}/remove")
+    async def remove(table_id: str, request: Request) -> dict[str, Any]:
+        owner = await owner_of(table_id)
+        body = await _body(request, lim)
+        token = secret_text(body.get("token"))
+        if token is None:
+            raise ApiError(403, "bad_token", "a seat's token is needed", "token")
+        seat = body.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 8:
+            raise ApiError(400, "bad_request", "seat must be a seat number", "seat")
+        rates.check("start", client_of(request.scope))
+        if owner.status == "over":
+            raise ApiError(409, "started", "the game has already started")
+        result: dict[str, Any] = await owner.call(owner.remove, token, seat)
         return result
 
     @app.get("/api/tables/{table_id}/record")
@@ -396,6 +493,8 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         owner = await owner_of(table_id)
         if owner.status != "over":
             raise ApiError(403, "not_over", "the replay is shown once the game is over")
+        if owner.id not in registry.replays:  # building one costs; a kept one does not
+            rates.check("replay", client_of(request.scope))
         plain, packed = await registry.replay(owner)
         if "gzip" in request.headers.get("accept-encoding", ""):
             return Response(packed, media_type="application/json",
@@ -404,7 +503,22 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
 
     @app.websocket("/ws/{table_id}")
     async def table_socket(ws: WebSocket, table_id: str) -> None:
-        owner = await registry.get(table_id) if len(table_id) <= 32 else None
+        client = client_of(ws.scope)
+        if registry.sockets.get(client, 0) >= lim.sockets_per_client:
+            await ws.close(code=4429, reason="too many connections from one address")
+            return
+        registry.sockets[client] = registry.sockets.get(client, 0) + 1
+        try:
+            await _serve_socket(ws, table_id)
+        finally:
+            left = registry.sockets.get(client, 1) - 1
+            if left > 0:
+                registry.sockets[client] = left
+            else:
+                registry.sockets.pop(client, None)
+
+    async def _serve_socket(ws: WebSocket, table_id: str) -> None:
+        owner = await registry.get(table_id) if TABLE_ID.fullmatch(table_id) else None
         if owner is None:
             await ws.accept()
             await ws.close(code=4404, reason="no such table")
@@ -412,10 +526,10 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         owner.sockets += 1  # at once (no await since get): the owner is not evicted under us
         try:
             await ws.accept()
-            conn = Conn()
+            conn = Conn(lim, where.link_base(ws.url.scheme, ws.headers.get("host", "")))
             sender = asyncio.create_task(_send_loop(ws, conn))
             try:
-                await _receive_loop(ws, conn, owner)
+                await _receive_loop(ws, conn, owner, rates)
             finally:
                 conn.close()
                 owner.post(owner.on_close, conn)
@@ -451,35 +565,58 @@ async def _send_loop(ws: WebSocket, conn: Conn) -> None:
             if text is None:
                 break
             await ws.send_text(text)
+            conn.sent(text)
     except Exception:  # the socket is gone; the receiver ends too
         conn.closed = True
         return
-    if conn.closed:  # the owner dropped a client that fell too far behind
+    if conn.close_code != 1000:  # dropped by the server: too slow, removed, expired...
         with contextlib.suppress(Exception):
-            await ws.close(code=1008, reason="too slow")
+            await ws.close(code=conn.close_code, reason=conn.close_reason)
 
 
-async def _receive_loop(ws: WebSocket, conn: Conn, owner: TableOwner) -> None:
+async def _receive_loop(ws: WebSocket, conn: Conn, owner: TableOwner,
+                        rates: RateLimiter) -> None:
+    limits = conn.limits
+    key = f"{id(conn)}"
+    refused = 0
+    hello_by = time.monotonic() + limits.hello_timeout
     while not conn.closed:
         try:
-            msg = await ws.receive()
+            if conn.hello_sent:
+                msg = await ws.receive()
+            else:  # a socket that never says hello holds a connection for nothing
+                msg = await asyncio.wait_for(ws.receive(), max(0.0, hello_by - time.monotonic()))
+        except TimeoutError:
+            conn.close(1008, "no hello")
+            return
         except (WebSocketDisconnect, RuntimeError):
             return
         if msg["type"] == "websocket.disconnect":
             return
+        if not rates.hit("message", key):
+            refused += 1
+            if refused >= limits.message_flood:
+                conn.close(1008, "too many messages")
+                return
+            if refused == 1:
+                conn.error("rate_limited", f"too many messages: at most {limits.message_rate}; "
+                                           f"this one was ignored")
+            continue
+        refused = 0
         text = msg.get("text")
         if text is None:
             data = msg.get("bytes") or b""
-            if len(data) > MAX_MESSAGE:
-                conn.error("too_large", f"a message has at most {MAX_MESSAGE} bytes")
+            if len(data) > limits.max_message:
+                conn.error("too_large", f"a message has at most {limits.max_message} bytes")
                 continue
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
                 conn.error("bad_json", "a message must be UTF-8 JSON text")
                 continue
-        if len(text) > MAX_MESSAGE // 4 and len(text.encode("utf-8")) > MAX_MESSAGE:
-            conn.error("too_large", f"a message has at most {MAX_MESSAGE} bytes")
+        if len(text) > limits.max_message // 4 and len(text.encode("utf-8", "replace")) > \
+                limits.max_message:
+            conn.error("too_large", f"a message has at most {limits.max_message} bytes")
             continue
         handle(conn, owner, text)
 
@@ -488,8 +625,8 @@ def handle(conn: Conn, owner: TableOwner, text: str) -> None:
     """Check one client message's form; pass it to the table's owner."""
     try:
         obj = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as e:
-        conn.error("bad_json", f"the message is not JSON: {e}")
+    except (ValueError, RecursionError) as e:  # also numbers of over 4,300 digits
+        conn.error("bad_json", f"the message is not JSON: {str(e)[:200]}")
         return
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         conn.error("bad_message", "a message is a JSON object with a \"type\"")
@@ -499,11 +636,12 @@ def handle(conn: Conn, owner: TableOwner, text: str) -> None:
         conn.send_text(dumps({"type": "pong"}))
     elif kind == "hello":
         token, version = obj.get("token"), obj.get("version", -1)
-        if token is not None and not isinstance(token, str):
-            conn.error("bad_message", "hello: token must be a string or null")
+        if token is not None and secret_text(token) is None:
+            conn.error("bad_message", "hello: token must be a short string or null")
         elif isinstance(version, bool) or not isinstance(version, int):
             conn.error("bad_message", "hello: version must be a whole number (-1: none)")
         else:
+            conn.hello_sent = True
             owner.post(owner.on_hello, conn, token, version)
     elif kind == "action":
         version, action = obj.get("version"), obj.get("action")

@@ -107,10 +107,19 @@ class SqlStore(Store):
     def _make_engine(self) -> AsyncEngine:
         return create_async_engine(self.url)
 
+    def _where(self) -> str:
+        return "PostgreSQL" if self.url.startswith("postgresql") else sqlite_path(self.url)
+
     async def open(self) -> None:
         self.engine = self._make_engine()
-        async with self.engine.begin() as conn:
-            await conn.run_sync(metadata.create_all)
+        try:
+            async with self.engine.begin() as conn:
+                await conn.run_sync(metadata.create_all)
+        except Exception as e:  # unreachable, read-only, not a database: one clear line
+            await self.engine.dispose()
+            self.engine = None
+            raise StoreError(f"cannot open the database ({self._where()}): "
+                             f"{_first_line(e)}") from None
         self._queue = asyncio.Queue()
         self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
 
@@ -232,10 +241,63 @@ def _event_row(table_id: str, ev: StoredEvent) -> dict[str, Any]:
             "data": json.dumps(ev.data, separators=(",", ":"))}
 
 
+class FileLock:
+    """An exclusive lock on ``PATH.lock`` beside a SQLite database, held while one server uses
+    it: two servers on one file would each believe they own its tables. The lock goes with the
+    process (the kernel drops it even on SIGKILL), so a crash never leaves it behind."""
+
+    def __init__(self, db_path: str) -> None:
+        self.path = Path(db_path + ".lock")
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        import fcntl
+        import os
+        if self._fd is not None:
+            return
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise StoreError(f"cannot use the database at {self.path.parent}: "
+                             f"{e.strerror or e}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise StoreError(f"another liverpool serve is using the database "
+                             f"{self.path.with_suffix('')}; stop it, or give this one another "
+                             f"--db") from None
+        self._fd = fd
+
+    def release(self) -> None:
+        import os
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
 class SqliteStore(SqlStore):
     """SQLite through aiosqlite: WAL mode (readers never wait for the writer), a busy timeout,
     and ``synchronous=NORMAL`` (a commit survives the server process being killed; only a power
-    loss can take the last commits)."""
+    loss can take the last commits). One server per file (``FileLock``)."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.lock = FileLock(sqlite_path(url))
+
+    async def open(self) -> None:
+        self.lock.acquire()
+        try:
+            await super().open()
+        except BaseException:
+            self.lock.release()
+            raise
+
+    async def close(self) -> None:
+        try:
+            await super().close()
+        finally:
+            self.lock.release()
 
     def _make_engine(self) -> AsyncEngine:
         engine = create_async_engine(self.url, connect_args={"timeout": 30})
@@ -257,6 +319,15 @@ class PostgresStore(SqlStore):
         return create_async_engine(self.url, pool_size=5, max_overflow=5, pool_pre_ping=True)
 
 
+def sqlite_path(url: str) -> str:
+    return url.split("///", 1)[-1]
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(getattr(e, "orig", None) or e).strip().splitlines()
+    return text[0] if text else type(e).__name__
+
+
 def default_sqlite_path() -> Path:
     import platformdirs
     return Path(platformdirs.user_data_dir("liverpool")) / "liverpool.db"
@@ -267,7 +338,7 @@ def normalize_url(db: str | None) -> str:
     file path, ``sqlite:///...``, or ``postgresql://...``."""
     if not db:
         path = default_sqlite_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _make_dir(path.parent)
         return f"sqlite+aiosqlite:///{path}"
     for prefix in ("postgresql+psycopg://", "sqlite+aiosqlite://"):
         if db.startswith(prefix):
@@ -281,8 +352,15 @@ def normalize_url(db: str | None) -> str:
         raise ValueError(f"unsupported database URL {db!r}: use postgresql://... or a SQLite "
                          f"file path")
     path = Path(db).expanduser().resolve()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    _make_dir(path.parent)
     return f"sqlite+aiosqlite:///{path}"
+
+
+def _make_dir(path: Path) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"cannot make the data directory {path}: {e.strerror or e}") from None
 
 
 def make_store(db: str | None) -> Store:

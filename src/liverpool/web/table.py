@@ -25,15 +25,18 @@ import secrets
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from ..actions import Action, ActionFormatError
-from ..bots import Bot, bot_event, close_bot, hint, make_bot
+from ..bots import BasicBot, Bot, bot_event, close_bot, hint, make_bot
 from ..cards import card_str
 from ..engine import Game, IllegalActionError, Phase, SeatView
 from ..rules import RuleSet
+from .guard import Origins
+from .limits import ApiError, Limits, builtin_bot, displayable
 from .replay import apply_narrated
 from .store import Store, StoredEvent, StoredTable, StoreError
 
@@ -41,7 +44,6 @@ log = logging.getLogger("liverpool.web")
 
 HELD_EVENTS = 200
 LOG_LINES = 100
-SEND_QUEUE_MAX = 4000
 MAX_BOT_STEPS = 200  # a timed-out or covered seat's bot plays at most this many moves in a row
 STORE_RETRY = 2.0  # seconds before the table tries again a move the database refused
 
@@ -58,14 +60,7 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)  # 192 bits
 
 
-class ApiError(Exception):
-    """A refused request: HTTP status, error code and a message a person can read."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
+__all__ = ["ApiError", "Conn", "Settings", "TableOwner"]
 
 
 @dataclass
@@ -73,26 +68,50 @@ class Settings:
     grace: float = 15.0  # seconds before a dropped human is covered by the basic bot
     bot_think: float = 0.6  # seconds a bot waits before its move (so people can follow)
     bot_commands: dict[str, str] = field(default_factory=dict)  # level name -> command line
+    limits: Limits = field(default_factory=Limits)
+    origins: Origins = field(default_factory=Origins)
+    # bots think here, never on the event loop: a bounded pool, first come first served, and
+    # each table waits for one decision at a time, so no table's bots starve another's
+    bot_pool: ThreadPoolExecutor | None = None
+
+    def pool(self) -> ThreadPoolExecutor:
+        if self.bot_pool is None:
+            self.bot_pool = ThreadPoolExecutor(self.limits.bot_workers,
+                                               thread_name_prefix="liverpool-bots")
+        return self.bot_pool
 
 
 class Conn:
     """One websocket client. The owner queues text; a sender task writes it to the socket, so
-    a slow client never holds up the table."""
+    a slow client never holds up the table. What waits to be sent is bounded (in bytes and in
+    messages): a client that does not read is dropped, and resyncs when it comes back."""
 
-    def __init__(self) -> None:
+    def __init__(self, limits: Limits | None = None, link_base: str = "") -> None:
+        self.limits = limits or Limits()
+        self.link_base = link_base  # where this client's share links point ("" : a path)
         self.seat: int | None = None
-        self.hello = False
+        self.hello = False  # the owner has seated (or refused) the client
+        self.hello_sent = False  # the client has sent a well-formed hello
         self.out: asyncio.Queue[str | None] = asyncio.Queue()
+        self.queued_bytes = 0
         self.closed = False
+        self.close_code = 1000
+        self.close_reason = ""
 
     def send_text(self, text: str) -> None:
         if self.closed:
             return
-        if self.out.qsize() >= SEND_QUEUE_MAX:
+        size = len(text)
+        if (self.out.qsize() >= self.limits.send_queue_messages
+                or self.queued_bytes + size > self.limits.send_queue_bytes):
             # a client this far behind would only fall further behind: drop it (it resyncs)
-            self.close()
+            self.close(1008, "too slow")
             return
+        self.queued_bytes += size
         self.out.put_nowait(text)
+
+    def sent(self, text: str) -> None:
+        self.queued_bytes -= len(text)
 
     def send(self, obj: dict[str, Any]) -> None:
         self.send_text(dumps(obj))
@@ -100,9 +119,10 @@ class Conn:
     def error(self, code: str, message: str) -> None:
         self.send({"type": "error", "code": code, "message": message})
 
-    def close(self) -> None:
+    def close(self, code: int = 1000, reason: str = "") -> None:
         if not self.closed:
             self.closed = True
+            self.close_code, self.close_reason = code, reason
             self.out.put_nowait(None)
 
 
@@ -133,7 +153,10 @@ class TableOwner:
         cfg = stored.config
         self.id = stored.id
         self.created = stored.created
-        self.status = "open"
+        self.status = "expired" if stored.status == "expired" else "open"
+        self.public: bool = bool(cfg.get("public", "join_secret" not in cfg))
+        self.join_secret: str | None = cfg.get("join_secret")
+        self.creator: str | None = None  # the address that created it (not stored)
         self.store = store
         self.settings = settings
         self.preset: str = cfg["rules"]
@@ -186,7 +209,10 @@ class TableOwner:
         d = ev.data
         if ev.kind in ("create", "join"):
             s = self.seats[d["seat"]]
-            s.name, s.token_hash = d["name"], d["token_hash"]
+            s.name, s.token_hash = displayable(str(d["name"])), d["token_hash"]
+        elif ev.kind == "leave":
+            s = self.seats[d["seat"]]
+            s.name, s.token_hash = None, None
         elif ev.kind == "start":
             self._do_start(d)
         elif ev.kind == "action":
@@ -197,22 +223,37 @@ class TableOwner:
             raise ValueError(f"unknown stored event kind {ev.kind!r}")
         self.version = ev.version
 
-    def _do_start(self, d: dict[str, Any]) -> None:
+    def _do_start(self, d: dict[str, Any], game: Game | None = None) -> None:
         for key, level in d["bots"].items():
             s = self.seats[int(key)]
             s.kind, s.level, s.name = "bot", level, f"Bot {int(key) + 1}"
         for s in self.seats:
             if s.kind == "bot" and s.level:
                 self.bots[s.seat] = self._make_bot(s.level)
-        from ..cards import parse_card
-        deals = [[parse_card(c) for c in deck] for deck in self.deals] if self.deals else None
-        self.game = Game(self.rules, [s.name or f"Seat {s.seat + 1}" for s in self.seats],
-                         seed=self.seed, deals=deals)
+        self.game = game if game is not None else self._new_game(d["bots"])
         self.status = "playing"
 
+    def _new_game(self, bots: dict[str, str]) -> Game:
+        """The game as dealt at the start; ``bots``: the seats the start gives to bots."""
+        from ..cards import parse_card
+        deals = [[parse_card(c) for c in deck] for deck in self.deals] if self.deals else None
+        names = [f"Bot {s.seat + 1}" if str(s.seat) in bots else s.name or f"Seat {s.seat + 1}"
+                 for s in self.seats]
+        return Game(self.rules, names, seed=self.seed, deals=deals)
+
     def _make_bot(self, level: str) -> Bot:
+        """A seat's bot: a command only from the host's own configuration, else a built-in
+        level of the closed list. A stored level outside it (written by an older version) is
+        never run: the basic bot takes the seat."""
         command = self.settings.bot_commands.get(level)
-        return make_bot(f"cmd:{command}" if command is not None else level)
+        if command is not None:
+            return make_bot(f"cmd:{command}")
+        bot = builtin_bot(level, self.settings.limits)
+        if bot is None:
+            log.warning("table %s: bot level %r is not offered by this server; basic plays",
+                        self.id, level[:80])
+            return BasicBot()
+        return bot
 
     def _apply(self, a: Action) -> tuple[str, bool]:
         """Apply a checked action; return its log line and whether it ended a hand."""
@@ -236,11 +277,16 @@ class TableOwner:
 
     def idle(self) -> bool:
         """A finished table nobody is looking at, with nothing left to do."""
-        return (self.status == "over" and self.sockets == 0 and not self.conns
+        return (self.finished and self.sockets == 0 and not self.conns
                 and self._queue.empty())
 
+    @property
+    def finished(self) -> bool:
+        """Over, or closed before it started: nothing more happens at this table."""
+        return self.status in ("over", "expired")
+
     def _tell_idle(self) -> None:
-        if self.on_idle is not None and self.status == "over" and self.sockets == 0:
+        if self.on_idle is not None and self.finished and self.sockets == 0:
             self.on_idle(self)
 
     def detach_socket(self) -> None:
@@ -305,7 +351,7 @@ class TableOwner:
     def summary(self) -> dict[str, Any]:
         return {
             "id": self.id, "rules": self.preset, "overrides": self.overrides,
-            "status": self.status, "version": self.version,
+            "status": self.status, "version": self.version, "public": self.public,
             "seats": [{"seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level,
                        "connected": s.kind == "bot" or bool(s.conns), "covered": s.covered}
                       for s in self.seats],
@@ -526,9 +572,23 @@ class TableOwner:
             k += 1
         return f"{name} ({k})"
 
-    async def join(self, nickname: str) -> dict[str, Any]:
+    def share_url(self, base: str) -> str:
+        """The link that lets a friend join (the secret after ``#``: browsers never send it)."""
+        tail = f"#join={self.join_secret}" if self.join_secret and not self.public else ""
+        return f"{base}/t/{self.id}{tail}"
+
+    def _check_open(self) -> None:
+        if self.status == "expired":
+            raise ApiError(410, "expired", "this table was not started in time and has closed")
         if self.status != "open":
             raise ApiError(409, "started", "the game has already started")
+
+    async def join(self, nickname: str, secret: str | None = None) -> dict[str, Any]:
+        self._check_open()
+        if not self.public and not (secret is not None and self.join_secret is not None
+                                    and hmac.compare_digest(secret, self.join_secret)):
+            raise ApiError(403, "bad_secret", "this table is private: join it with the link "
+                                              "the host shared")
         free = [s for s in self.seats if s.kind == "human" and s.name is None]
         if not free:
             raise ApiError(409, "full", "every human seat is taken")
@@ -552,16 +612,61 @@ class TableOwner:
                 return s.seat
         return None
 
+    async def remove(self, token: str, seat: int) -> dict[str, Any]:
+        """Before the start: the host removes another player, or a player leaves. The seat is
+        free again and the token it had no longer works."""
+        who = self.seat_of(token)
+        if who is None:
+            raise ApiError(403, "bad_token", "this token holds no seat at this table")
+        self._check_open()
+        if who != 0 and who != seat:
+            raise ApiError(403, "bad_token", "only the host may remove another player")
+        if seat == 0:
+            raise ApiError(400, "bad_request", "the host cannot leave the table before the "
+                                               "start", "seat")
+        if not 0 <= seat < len(self.seats) or self.seats[seat].kind != "human" \
+                or self.seats[seat].name is None:
+            raise ApiError(409, "not_taken", f"seat {seat} holds no player", "seat")
+        ev = StoredEvent(self.version + 1, "leave", {"seat": seat})
+        await self.store.append(self.id, ev)
+        gone = list(self.seats[seat].conns)
+        self._replay_event(ev)
+        for c in gone:
+            c.error("removed", "you left the table" if who == seat
+                    else "the host removed you from the table")
+            self._detach(c)
+            c.close(4001, "removed")
+        self.seats[seat].conns.clear()
+        self.held.append(Held(self.version, "lobby", table=self.summary()))
+        self._broadcast_lobby()
+        return self.summary()
+
+    async def expire(self) -> bool:
+        """A table nobody started in time closes; True if it did."""
+        if self.status != "open":
+            return False
+        try:
+            await self.store.set_status(self.id, "expired")
+        except StoreError as e:
+            log.warning("table %s: could not expire: %s", self.id, e)
+            return False
+        self.status = "expired"
+        self._broadcast_lobby()
+        for c in list(self.conns):
+            c.close(4410, "expired")
+        return True
+
     async def start_game(self, token: str) -> dict[str, Any]:
         if self.seat_of(token) != 0:
             raise ApiError(403, "bad_token", "only the host (seat 1, who created the table) "
                                              "may start the game")
-        if self.status != "open":
-            raise ApiError(409, "started", "the game has already started")
+        self._check_open()
         bots = {str(s.seat): "basic" for s in self.seats if s.kind == "human" and s.name is None}
+        game = await asyncio.to_thread(self._new_game, bots)  # never a deal on the event loop
         ev = StoredEvent(self.version + 1, "start", {"bots": bots})
         await self.store.append(self.id, ev, status="playing")
-        self._replay_event(ev)
+        self._do_start(ev.data, game)
+        self.version = ev.version
         self.held.append(Held(self.version, "start"))
         for s in self.seats:
             if s.kind == "human" and not s.conns:
@@ -598,7 +703,7 @@ class TableOwner:
                 else:
                     ev = game_end_event(g)
                 try:
-                    await asyncio.to_thread(bot_event, b, ev)
+                    await self._think(bot_event, b, ev)
                 except Exception:
                     log.exception("table %s: the bot of seat %d failed an event", self.id, seat)
 
@@ -626,7 +731,10 @@ class TableOwner:
             if s.covered:
                 s.covered = False
                 changed = True
-        conn.send({"type": "welcome", "seat": seat, "table": self.summary()})
+        secret = None if seat is None else self.join_secret
+        conn.send({"type": "welcome", "seat": seat, "table": self.summary(),
+                   "join_secret": secret,
+                   "share_url": None if seat is None else self.share_url(conn.link_base)})
         self._catch_up(conn, version)
         if self.intents["buy"] or self.intents["call"]:
             conn.send(self._requests_msg(conn.seat))
@@ -780,7 +888,7 @@ class TableOwner:
         if not legal or board is None:
             conn.error("not_your_turn", "no decision is waiting for you")
             return
-        action, reason = hint(board.view_for(seat), legal)
+        action, reason = await self._think(hint, board.view_for(seat), legal)
         conn.send({"type": "hint", "version": self.version, "action": action.to_json(),
                    "reason": reason})
 
@@ -810,7 +918,7 @@ class TableOwner:
             await self._bot_events("hand_end", "game_end" if g.over else "hand_start")
         if g.over:
             for b in self.bots.values():
-                await asyncio.to_thread(close_bot, b)
+                await self._think(close_bot, b)
             try:
                 await self.store.set_status(self.id, "over")
             except StoreError as e:  # the events are the truth: a reload finds it over
@@ -827,14 +935,20 @@ class TableOwner:
             return legal[0]
         b = bot or self.bots.get(seat) or self.cover_bot
         view = g.view_for(seat)
+        a: Action
         try:
-            a = await asyncio.to_thread(b.choose, view, legal, self.rngs[seat])
+            a = await self._think(b.choose, view, legal, self.rngs[seat])
         except Exception:  # a broken bot is replaced for this move
             log.exception("table %s: bot of seat %d failed; basic plays", self.id, seat)
-            a = self.cover_bot.choose(view, legal, self.rngs[seat])
+            a = await self._think(self.cover_bot.choose, view, legal, self.rngs[seat])
         if not g.is_legal(a):
-            a = self.cover_bot.choose(view, legal, self.rngs[seat])
+            a = await self._think(self.cover_bot.choose, view, legal, self.rngs[seat])
         return a
+
+    async def _think(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Bot work (a choice, a hint, an event for an external bot) in the bots' pool."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.settings.pool(), fn, *args)
 
     async def _resolve_step(self) -> None:
         """One decision of a buy round or call window, answered for the seat asked: its

@@ -1,0 +1,301 @@
+"""What the web server allows a client: every limit, the checks of client text, rule options and
+bot levels, and the rate limiter (``docs/security.md`` lists them all with their defaults).
+
+Domain words: *limit* (a bound on what one client or one table may cost; each has a default and
+an environment variable ``LIVERPOOL_LIMIT_<NAME>``), *client* (the connecting address), *rate*
+(``"10/minute"``: at most so many in a moving window, counted by the ``limits`` library),
+*closed list* (the bot levels a client may name: built-in levels with bounded budgets, and the
+names the host configured).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import time
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from limits import RateLimitItem, parse
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
+
+from ..bots import BasicBot, Bot, ExpertBot, RandomBot
+from ..rules import RuleSet
+
+ENV_PREFIX = "LIVERPOOL_LIMIT_"
+
+
+class ApiError(Exception):
+    """A refused request: HTTP status, error code, a message a person can read and, where one
+    is at fault, the field."""
+
+    def __init__(self, status: int, code: str, message: str, field: str | None = None,
+                 retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+        self.retry_after = retry_after
+
+    def body(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"error": self.code, "message": self.message}
+        if self.field is not None:
+            out["field"] = self.field
+        return out
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every limit of the web server (docs/security.md). Rates are ``"N/second|minute|hour"``."""
+
+    # requests and websockets
+    max_body: int = 64 * 1024
+    body_timeout: float = 10.0
+    max_message: int = 64 * 1024
+    send_queue_bytes: int = 1024 * 1024
+    send_queue_messages: int = 1000
+    message_rate: str = "20/second"
+    message_flood: int = 200
+    hello_timeout: float = 10.0
+    sockets_per_client: int = 20
+    request_rate: str = "600/minute"
+    # the lobby
+    create_rate: str = "10/minute"
+    join_rate: str = "30/minute"
+    start_rate: str = "20/minute"
+    replay_rate: str = "30/minute"
+    open_tables: int = 500
+    open_tables_per_client: int = 5
+    open_table_ttl: float = 3600.0
+    lobby_page: int = 20
+    # text
+    nickname_max: int = 24
+    # bots
+    expert_max_iterations: int = 32
+    expert_max_ms: int = 2000
+    bot_workers: int = 2
+    # timers
+    min_timer: float = 5.0
+    max_timer: float = 3600.0
+
+    @staticmethod
+    def from_env(environ: Mapping[str, str] | None = None, **overrides: Any) -> Limits:
+        """The defaults, changed by ``LIVERPOOL_LIMIT_<NAME>`` variables, then by
+        ``overrides``. A malformed value fails with a message naming the variable."""
+        env = os.environ if environ is None else environ
+        changes: dict[str, Any] = {}
+        for f in fields(Limits):
+            var = ENV_PREFIX + f.name.upper()
+            text = env.get(var)
+            if text is None or text == "":
+                continue
+            changes[f.name] = _parse_value(var, f.type, text)
+        changes.update(overrides)
+        limits = dataclasses.replace(Limits(), **changes)
+        limits.check()
+        return limits
+
+    def check(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type == "str":
+                try:
+                    parse(value)
+                except ValueError:
+                    raise ValueError(f"limit {f.name}: {value!r} is not a rate such as "
+                                     f"\"10/minute\"") from None
+            elif value < 0:
+                raise ValueError(f"limit {f.name}: must be 0 or more")
+        if self.bot_workers < 1:
+            raise ValueError("limit bot_workers: at least 1")
+
+    def public(self) -> dict[str, Any]:
+        """What the lobby page needs to know."""
+        return {"expert_max_iterations": self.expert_max_iterations,
+                "expert_max_ms": self.expert_max_ms, "min_timer": self.min_timer,
+                "max_timer": self.max_timer, "nickname_max": self.nickname_max}
+
+
+def _parse_value(var: str, kind: Any, text: str) -> Any:
+    try:
+        if kind == "int":
+            return int(text)
+        if kind == "float":
+            return float(text)
+    except ValueError:
+        raise ValueError(f"{var}={text!r}: a number is needed") from None
+    return text
+
+
+# ---- rates ------------------------------------------------------------------------------------
+class RateLimiter:
+    """Moving-window counters per (what, client), in memory."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self._limiter = MovingWindowRateLimiter(MemoryStorage())
+        self._items: dict[str, RateLimitItem] = {}
+
+    def _item(self, what: str) -> RateLimitItem:
+        item = self._items.get(what)
+        if item is None:
+            item = self._items[what] = parse(getattr(self.limits, f"{what}_rate"))
+        return item
+
+    def hit(self, what: str, key: str) -> bool:
+        """Count one; False when the limit is reached (the hit is then not counted)."""
+        return bool(self._limiter.hit(self._item(what), what, key))
+
+    def check(self, what: str, key: str) -> None:
+        """Count one, or refuse with 429 ``rate_limited``."""
+        item = self._item(what)
+        if self._limiter.hit(item, what, key):
+            return
+        stats = self._limiter.get_window_stats(item, what, key)
+        wait = max(1, int(stats.reset_time - time.time() + 0.999))
+        raise ApiError(429, "rate_limited",
+                       f"too many requests ({what}): at most {item} from one address; try "
+                       f"again in {wait} s", retry_after=wait)
+
+
+# ---- client text ------------------------------------------------------------------------------
+_REFUSED_CATEGORIES = {"Cc": "a control character", "Cf": "a format character (bidi or "
+                       "zero-width)", "Cs": "a lone surrogate", "Co": "a private-use character",
+                       "Cn": "an unassigned character"}
+
+
+def clean_text(value: Any, field: str, max_len: int) -> str:
+    """A client's text as the server keeps it (NFC, single spaces), or a 400 naming ``field``."""
+    if not isinstance(value, str):
+        raise ApiError(400, "bad_request", f"{field} must be text", field)
+    if len(value) > 4 * max_len + 64:
+        raise ApiError(400, "bad_request", f"{field} has at most {max_len} characters", field)
+    for ch in value:
+        what = _REFUSED_CATEGORIES.get(unicodedata.category(ch))
+        if what is not None and not ch.isspace():
+            raise ApiError(400, "bad_request", f"{field} holds {what} (U+{ord(ch):04X})", field)
+    text = " ".join(unicodedata.normalize("NFC", value).split())
+    if not text:
+        raise ApiError(400, "bad_request", f"{field} is empty", field)
+    if len(text) > max_len:
+        raise ApiError(400, "bad_request", f"{field} has at most {max_len} characters", field)
+    return text
+
+
+def displayable(text: str) -> str:
+    """Stored text as it may be shown: what a client could not send now (a lone surrogate, a
+    control or bidi character, from an older version) becomes U+FFFD."""
+    return "".join("\ufffd" if unicodedata.category(ch) in _REFUSED_CATEGORIES else ch
+                   for ch in text)
+
+
+def secret_text(value: Any) -> str | None:
+    """A token or join secret as sent: short ASCII text, else None (a refusal follows)."""
+    if isinstance(value, str) and 0 < len(value) <= 64 and value.isascii():
+        return value
+    return None
+
+
+TABLE_ID = re.compile(r"[A-Za-z0-9]{1,32}")
+
+
+# ---- bots ---------------------------------------------------------------------------------------
+_LEVEL = re.compile(r"(random|basic|expert)(?::([1-9][0-9]{0,8})(it|ms))?")
+
+
+def check_level(level: Any, limits: Limits, commands: Mapping[str, str], field: str) -> str:
+    """A bot level from the closed list, exactly as written, or a 400 naming ``field``."""
+    if isinstance(level, str) and level in commands:
+        return level
+    allowed = (f"random, basic, expert, expert:Nit (N up to {limits.expert_max_iterations}), "
+               f"expert:Nms (N up to {limits.expert_max_ms})")
+    if commands:
+        allowed += ", " + ", ".join(sorted(commands))
+    m = _LEVEL.fullmatch(level) if isinstance(level, str) else None
+    if m is None:
+        raise ApiError(400, "bad_request", f"{field}: not a bot level this server offers; "
+                                           f"choose {allowed}", field)
+    if m.group(2) is not None:
+        amount, unit = int(m.group(2)), m.group(3)
+        cap = limits.expert_max_iterations if unit == "it" else limits.expert_max_ms
+        if m.group(1) != "expert" or amount > cap:
+            raise ApiError(400, "bad_request", f"{field}: the budget must be 1..{cap}{unit} "
+                                               f"on this server", field)
+    assert isinstance(level, str)
+    return level
+
+
+def builtin_bot(level: str, limits: Limits) -> Bot | None:
+    """The built-in bot of a level on the closed list (budget within the caps), else None."""
+    m = _LEVEL.fullmatch(level)
+    if m is None:
+        return None
+    if m.group(1) == "random":
+        return RandomBot() if m.group(2) is None else None
+    if m.group(1) == "basic":
+        return BasicBot() if m.group(2) is None else None
+    if m.group(2) is None:
+        return ExpertBot()
+    amount = int(m.group(2))
+    if m.group(3) == "it":
+        return ExpertBot(iterations=amount) if amount <= limits.expert_max_iterations else None
+    return ExpertBot(millis=amount) if amount <= limits.expert_max_ms else None
+
+
+# ---- rule options -------------------------------------------------------------------------------
+def check_web_rules(rules: RuleSet, limits: Limits) -> None:
+    """The bounds a web table keeps on every rule option that costs memory or CPU (400
+    ``bad_rules`` naming the option)."""
+    def need(ok: bool, knob: str, bound: str) -> None:
+        if not ok:
+            raise ApiError(400, "bad_rules", f"{knob}: on this server {bound}",
+                           f"overrides.{knob}")
+
+    need(all(1 <= d <= 4 for _, d in rules.decks), "decks", "1..4 decks")
+    need(0 <= rules.jokers_per_deck <= 4, "jokers_per_deck", "0..4")
+    need(len(rules.deal_sizes) <= 12 and all(1 <= d <= 20 for d in rules.deal_sizes),
+         "deal_sizes", "each deal is 1..20 cards, at most 12 deals")
+    need(len(rules.contracts) <= 12 and all(c.sets + c.runs <= 6 for c in rules.contracts),
+         "contracts", "at most 12 contracts of at most 6 melds each")
+    need(rules.hands is None or len(rules.hands) <= 24, "hands", "at most 24 hands")
+    need(rules.penalty_cards <= 5, "penalty_cards", "0..5")
+    need(rules.max_buys is None or rules.max_buys <= 50, "max_buys", "null or 0..50")
+    need(rules.stock_reshuffles <= 10, "stock_reshuffles", "0..10")
+    need(rules.turn_limit <= 500, "turn_limit", "1..500")
+    need(rules.own_max_hands <= 30, "own_max_hands", "1..30")
+    need(rules.swap_at_go_down <= 4, "swap_at_go_down", "0..4")
+    need(all(p <= 1000 for p in rules.card_points), "card_points", "each 0..1000")
+    need(rules.rummy_points <= 1000, "rummy_points", "0..1000")
+    need(rules.cut_bonus <= 1000, "cut_bonus", "0..1000")
+
+
+def check_timer(value: Any, field: str, limits: Limits) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not limits.min_timer <= value <= limits.max_timer or value <= 0:
+        raise ApiError(400, "bad_request", f"{field} must be a number of seconds, "
+                                           f"{limits.min_timer:g} <= s <= "
+                                           f"{limits.max_timer:g}, or null", field)
+    return float(value)
+
+
+def json_depth_ok(obj: Any, max_depth: int = 32) -> bool:
+    """True when ``obj`` nests lists and objects at most ``max_depth`` deep (no recursion)."""
+    stack: list[tuple[Any, int]] = [(obj, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            if depth > max_depth:
+                return False
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            if depth > max_depth:
+                return False
+            stack.extend((v, depth + 1) for v in item)
+    return True
