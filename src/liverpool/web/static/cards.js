@@ -52,16 +52,23 @@ export function cardElement(code, opts = {}) {
   el.className = "card";
   el.dataset.card = code;
   const c = parse(code);
+  // built node by node, never from markup: nothing the server sends is read as HTML
+  const span = (cls, ...parts) => {
+    const s = document.createElement("span");
+    s.className = cls;
+    s.append(...parts);
+    return s;
+  };
   if (c.joker) {
     el.classList.add("joker");
-    el.innerHTML = '<span class="corner">JK</span><span class="pip">★</span>';
+    el.append(span("corner", "JK"), span("pip", "★"));
     el.setAttribute("aria-label", "joker");
   } else {
     if (isRed(code)) el.classList.add("red");
     const r = rankName(c.rank);
-    el.innerHTML = `<span class="corner">${r}<br>${SUIT_SYMBOL[c.suit]}</span>` +
-      `<span class="pip">${SUIT_SYMBOL[c.suit]}</span>`;
-    el.setAttribute("aria-label", `${r} of ${SUIT_NAME[c.suit]}`);
+    const symbol = SUIT_SYMBOL[c.suit] || "?";
+    el.append(span("corner", r, document.createElement("br"), symbol), span("pip", symbol));
+    el.setAttribute("aria-label", `${r} of ${SUIT_NAME[c.suit] || "?"}`);
   }
   if (opts.standsFor) {
     el.classList.add("wild");
