@@ -1,10 +1,18 @@
-// The lobby: create a table (preset, rule overrides, seats and bot levels, timers), the list of
-// open and playing tables (join or watch), and joining by a shared link.
-// Domain words: preset, knob (a rule option, RULES.md section 3), override, seat, level, host.
+// The lobby: create a table (preset, rule overrides, seats and bot levels, timers, listed in the
+// lobby or private), the list of public open and playing tables page by page (join or watch),
+// and opening a shared link (a private table's link carries its join secret after "#join=").
+// Domain words: preset, knob (a rule option, RULES.md section 3), override, seat, level, host,
+// public table (listed here; anybody may join), private table (joined only by its share link).
 
-import { api, h, getNickname, setNickname, saveSeat, describeSeats } from "./util.js";
+import {
+  api, describeSeats, errorText, getNickname, h, saveSecret, saveSeat, secretInHash, setNickname,
+} from "./util.js";
 
 let config = null;
+
+// what the server allows when its /api/config names no limits (an older server)
+const DEFAULT_LIMITS = { nickname_max: 24, min_timer: 5, max_timer: 3600 };
+const PAGE = 20; // tables per page of the list (the server's most)
 
 export async function showLobby(root) {
   document.title = "Liverpool Rummy: lobby";
@@ -12,59 +20,125 @@ export async function showLobby(root) {
   try {
     config = await api("GET", "/api/config");
   } catch (e) {
-    root.replaceChildren(h("p.error", { text: "Cannot load the lobby: " + e.message }));
+    root.replaceChildren(h("p.error", { text: "Cannot load the lobby: " + errorText(e) }));
     return;
   }
-  const list = h("div#tables.tables");
+  config.limits = { ...DEFAULT_LIMITS, ...(config.limits || {}) };
+  const lister = new TableList();
   root.replaceChildren(
     h("section.panel.create", {}, h("h2", { text: "New table" }), createForm()),
     h("section.panel.open", {},
-      h("h2", {}, "Tables ", h("button.small", { type: "button", onclick: () => refresh(list), text: "Refresh" })),
-      list, joinByLink()),
+      h("h2", {}, "Public tables ", h("button#tables-refresh.small", { type: "button", onclick: () => lister.refresh(), text: "Refresh" })),
+      h("p.muted", { text: "Tables their hosts listed here; a private table is joined by its link only." }),
+      lister.el, joinByLink()),
     h("footer.version", { text: `liverpool ${config.version || ""}` }),
   );
-  refresh(list);
+  lister.refresh();
   const timer = setInterval(() => {
-    if (!document.body.contains(list)) clearInterval(timer);
-    else refresh(list);
+    if (!document.body.contains(lister.el)) clearInterval(timer);
+    else lister.refresh();
   }, 5000);
 }
 
-async function refresh(list) {
-  let data;
-  try {
-    data = await api("GET", "/api/tables");
-  } catch (e) {
-    list.replaceChildren(h("p.error", { text: e.message }));
-    return;
+/** The public tables, a page at a time (Previous / Next), refreshed on the page shown. */
+class TableList {
+  constructor() {
+    this.offset = 0;
+    this.rows = h("div#tables.tables");
+    this.msg = h("p#tables-error.error", { role: "status" });
+    this.range = h("span#tables-range");
+    this.prev = h("button#tables-prev.small.secondary", { type: "button", text: "Previous", onclick: () => this.go(this.offset - this.limit) });
+    this.next = h("button#tables-next.small.secondary", { type: "button", text: "Next", onclick: () => this.go(this.offset + this.limit) });
+    this.pager = h("div#tables-pager.pager", {}, this.prev, this.range, this.next);
+    this.pager.hidden = true;
+    this.el = h("div.table-list", {}, this.msg, this.rows, this.pager);
+    this.limit = PAGE;
+    this.asked = 0; // answers older than the last question are dropped
   }
-  if (!data.tables.length) {
-    list.replaceChildren(h("p.muted", { text: "No tables yet: create one." }));
-    return;
+
+  go(offset) {
+    this.offset = Math.max(0, offset);
+    this.refresh();
   }
-  list.replaceChildren(...data.tables.map((t) => {
-    const free = t.seats.some((s) => s.kind === "human" && !s.name);
-    return h("div.table-row", { dataset: { table: t.id } },
-      h("span.tid", { text: t.id }),
-      h("span.rules", { text: t.rules + (Object.keys(t.overrides || {}).length ? " (+options)" : "") }),
-      h("span.status." + t.status, { text: t.status }),
-      h("span.seats", { text: describeSeats(t) }),
-      h("span.go", {},
-        t.status === "open" && free ? h("a.button", { href: `/t/${encodeURIComponent(t.id)}`, text: "Join" }) : null,
-        h("a.button.secondary", { href: `/t/${encodeURIComponent(t.id)}?watch=1`, text: "Watch" })));
-  }));
+
+  async refresh() {
+    const n = ++this.asked;
+    let data;
+    try {
+      data = await api("GET", `/api/tables?offset=${this.offset}&limit=${PAGE}`);
+    } catch (e) {
+      // keep the rows shown: a refusal (too many requests, say) is passing
+      if (n === this.asked) this.msg.textContent = errorText(e);
+      return;
+    }
+    if (n !== this.asked) return;
+    this.msg.textContent = "";
+    const tables = data.tables || [];
+    const total = typeof data.total === "number" ? data.total : tables.length;
+    this.limit = data.limit > 0 ? data.limit : PAGE;
+    const offset = typeof data.offset === "number" ? data.offset : this.offset;
+    if (!tables.length && total > 0 && offset > 0) {
+      // the page emptied (tables started or ended): show the last page there is
+      this.go(Math.floor((total - 1) / this.limit) * this.limit);
+      return;
+    }
+    this.pager.hidden = total === 0;
+    this.range.textContent = tables.length ? `${offset + 1}–${offset + tables.length} of ${total}` : `0 of ${total}`;
+    this.prev.disabled = offset <= 0;
+    this.next.disabled = offset + tables.length >= total;
+    if (!tables.length) {
+      this.rows.replaceChildren(h("p.muted", { text: "No public tables now: create one, or open a link a friend sent." }));
+      return;
+    }
+    this.rows.replaceChildren(...tables.map(tableRow));
+  }
+}
+
+function tableRow(t) {
+  const free = t.seats.some((s) => s.kind === "human" && !s.name);
+  const link = `/t/${encodeURIComponent(t.id)}`;
+  return h("div.table-row", { dataset: { table: t.id } },
+    h("span.tid", { text: t.id }),
+    h("span.rules", { text: t.rules + (Object.keys(t.overrides || {}).length ? " (+options)" : "") }),
+    h("span.status." + t.status, { text: t.status }),
+    h("span.seats", { text: describeSeats(t) }),
+    h("span.go", {},
+      t.status === "open" && free ? h("a.button", { href: link, text: "Join" }) : null,
+      t.status === "expired" ? null : h("a.button.secondary", { href: `${link}?watch=1`, text: "Watch" })));
+}
+
+/** A table's id and join secret from what a person pasted: a whole link (with or without
+ * "#join=SECRET"), a path, or a bare id. */
+export function parseTableLink(text) {
+  const v = text.trim();
+  if (!v) return null;
+  let url = null;
+  try { url = new URL(v, location.href); } catch (e) { url = null; }
+  const m = url && url.pathname.match(/^\/t\/([^/]+)\/?$/);
+  if (m && (v.includes("/t/") || v.startsWith("t/"))) {
+    return { id: decodeURIComponent(m[1]), secret: secretInHash(url.hash) };
+  }
+  // a bare id, perhaps with its fragment: "ID#join=SECRET"
+  const [id, frag] = v.split("#", 2);
+  if (!/^[A-Za-z0-9_-]+$/.test(id)) return null;
+  return { id, secret: frag ? secretInHash(frag) : null };
 }
 
 function joinByLink() {
-  const input = h("input", { type: "text", placeholder: "paste a table link or id", "aria-label": "table link" });
+  const input = h("input#join-link", { type: "text", placeholder: "paste a table link (or its id)", "aria-label": "table link", spellcheck: "false" });
+  const msg = h("p.error", { role: "alert" });
   const go = () => {
+    msg.textContent = "";
     const v = input.value.trim();
     if (!v) return;
-    const m = v.match(/\/t\/([^/?#]+)/);
-    location.href = "/t/" + encodeURIComponent(m ? decodeURIComponent(m[1]) : v);
+    const got = parseTableLink(v);
+    if (!got) { msg.textContent = "That is not a table link."; return; }
+    // kept for the table page, and kept in the address too, as the link had it
+    if (got.secret) saveSecret(got.id, got.secret);
+    location.href = `/t/${encodeURIComponent(got.id)}` + (got.secret ? `#join=${encodeURIComponent(got.secret)}` : "");
   };
   input.addEventListener("keydown", (e) => { if (e.key === "Enter") go(); });
-  return h("div.joinlink", {}, input, h("button", { type: "button", onclick: go, text: "Open" }));
+  return h("div.joinlink-box", {}, h("div.joinlink", {}, input, h("button#join-link-open", { type: "button", onclick: go, text: "Open" })), msg);
 }
 
 // the knobs whose values are words (RULES.md section 3): offered as a choice
@@ -104,14 +178,18 @@ function knobValue(el) {
 function createForm() {
   const presets = Object.keys(config.presets);
   const levels = config.levels || ["random", "basic", "expert"];
-  const nickname = h("input#nickname", { type: "text", maxlength: "24", required: true, value: getNickname(), placeholder: "your name", autocomplete: "nickname" });
+  const lim = config.limits;
+  const nickname = h("input#nickname", { type: "text", maxlength: String(lim.nickname_max), required: true, value: getNickname(), placeholder: "your name", autocomplete: "nickname" });
   const preset = h("select#preset", {}, presets.map((p) => h("option", { value: p, text: p })));
   preset.value = presets.includes("standard") ? "standard" : presets[0];
   const count = h("select#seat-count", {}, [2, 3, 4, 5, 6, 7, 8].map((n) => h("option", { value: String(n), text: String(n) })));
   count.value = "3";
   const seatRows = h("div.seat-rows");
-  const turnTimer = h("input#turn-timer", { type: "number", min: "5", placeholder: "none", inputmode: "numeric" });
-  const buyTimer = h("input#buy-timer", { type: "number", min: "1", placeholder: "none", inputmode: "numeric" });
+  // the server refuses timers outside min_timer..max_timer seconds
+  const timerInput = (id) => h("input#" + id, { type: "number", min: String(lim.min_timer), max: String(lim.max_timer), step: "any", placeholder: "none", inputmode: "numeric" });
+  const turnTimer = timerInput("turn-timer");
+  const buyTimer = timerInput("buy-timer");
+  const listed = h("input#public", { type: "checkbox" }); // private unless the host lists it
   const knobs = h("div.knobs");
   const msg = h("p.error", { role: "alert" });
 
@@ -119,7 +197,8 @@ function createForm() {
     const sel = h("select", { dataset: { seat: String(i) }, "aria-label": `seat ${i + 1}` },
       h("option", { value: "human", text: "a friend (invite)" }),
       levels.map((l) => h("option", { value: "bot:" + l, text: "computer: " + l })));
-    sel.value = old || (i === 1 ? "human" : "bot:basic");
+    const basic = levels.includes("basic") ? "bot:basic" : "bot:" + levels[0];
+    sel.value = old && [...sel.options].some((o) => o.value === old) ? old : (i === 1 ? "human" : basic);
     return h("label.seat-row", {}, `Seat ${i + 1}`, sel);
   };
   const drawSeats = () => {
@@ -165,15 +244,34 @@ function createForm() {
       seats.push(sel.value === "human" ? { kind: "human" } : { kind: "bot", level: sel.value.slice(4) });
     }
     const timer = (el) => el.value === "" ? null : Number(el.value);
-    const body = { nickname: name, rules: preset.value, overrides, seats, turn_timer: timer(turnTimer), buy_timer: timer(buyTimer) };
+    const body = { nickname: name, rules: preset.value, overrides, seats, turn_timer: timer(turnTimer),
+      buy_timer: timer(buyTimer), public: listed.checked };
     setNickname(name);
     try {
       const res = await api("POST", "/api/tables", body);
       saveSeat(res.table.id, res.seat, res.token);
+      saveSecret(res.table.id, res.join_secret);
+      // this server's own address (the share link may name another the host gave): the seat
+      // token is kept for this one; the table page shows the share link
       location.href = `/t/${encodeURIComponent(res.table.id)}`;
     } catch (e) {
-      msg.textContent = e.message;
+      msg.textContent = errorText(e);
+      const at = fieldInput(e.field);
+      if (at) at.focus();
     }
+  };
+  // the input a refusal's field names ("nickname", "turn_timer", "seats[2].level", a knob)
+  const fieldInput = (field) => {
+    if (!field) return null;
+    if (field === "nickname") return nickname;
+    if (field === "turn_timer") return turnTimer;
+    if (field === "buy_timer") return buyTimer;
+    if (field === "rules") return preset;
+    const seat = field.match(/^seats\[(\d+)\]/);
+    if (seat) return seatRows.querySelector(`select[data-seat="${Number(seat[1])}"]`);
+    const knob = knobs.querySelector(`[data-knob="${CSS.escape(field.replace(/^overrides\./, ""))}"]`);
+    if (knob) knob.closest("details").open = true;
+    return knob;
   };
 
   return h("form#create-form", { onsubmit: submit },
@@ -184,6 +282,8 @@ function createForm() {
     h("div.timers", {},
       h("label", {}, "Turn timer (s)", turnTimer),
       h("label", {}, "Buy timer (s)", buyTimer)),
+    h("label.check", {}, listed, "List this table in the lobby (anyone may join)"),
+    h("p.muted.small-text", { text: "Otherwise the table is private: only people you send its link to can join." }),
     h("details.rule-options", {}, h("summary", { text: "Rule options" }),
       h("p.muted", { text: "Change any option of the preset; lists and objects are JSON." }), knobs),
     msg,
