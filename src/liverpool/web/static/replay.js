@@ -4,7 +4,7 @@
 // with the table after it), hand end (the board a hand was scored on), score sheet.
 
 import { cardElement, standsFor } from "./cards.js";
-import { api, h } from "./util.js";
+import { api, errorText, h } from "./util.js";
 
 export async function showReplay(root, tableId) {
   document.title = `Liverpool Rummy: replay ${tableId}`;
@@ -14,7 +14,7 @@ export async function showReplay(root, tableId) {
     replay = await api("GET", `/api/tables/${encodeURIComponent(tableId)}/replay`);
   } catch (e) {
     root.replaceChildren(h("section.panel", {}, h("h2", { text: `Replay of table ${tableId}` }),
-      h("p.error", { text: e.status === 403 ? "This game is not over yet: its replay opens when it ends." : e.message }),
+      h("p.error", { text: e.status === 403 ? "This game is not over yet: its replay opens when it ends." : errorText(e) }),
       h("a.button", { href: `/t/${encodeURIComponent(tableId)}`, text: "Go to the table" })));
     return;
   }

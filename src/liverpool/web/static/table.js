@@ -1,16 +1,19 @@
-// The table page: the join form, the waiting room (share link, host's start), then the game
-// itself over the websocket /ws/{table} (docs/web-protocol.md): hand, melds, stock and discard,
-// buying ("May I?"), going down, laying off, swaps, borrows, calls, gives, hints, scores, log.
-// Domain words: seat, token, version (the table's event counter), view (what this seat may
-// know), legal (this seat's legal actions now), intent (asking to buy or call out of turn),
-// deadline (a running turn or buy timer), go-down helper, lay-off, swap, borrow.
+// The table page: the join form, the waiting room (share link, host's start, removing a player
+// or leaving), then the game itself over the websocket /ws/{table} (docs/web-protocol.md): hand,
+// melds, stock and discard, buying ("May I?"), going down, laying off, swaps, borrows, calls,
+// gives, hints, scores, log.
+// Domain words: seat, token, join secret (a private table's "#join=..." in its share link),
+// share link (the server's, with the secret; shown to everyone seated), version (the table's
+// event counter), view (what this seat may know), legal (this seat's legal actions now), intent
+// (asking to buy or call out of turn), deadline (a running turn or buy timer), go-down helper,
+// lay-off, swap, borrow.
 
 import {
   arrangeMeld, cardBack, cardElement, contractText, isWild, sortCards, standsFor,
 } from "./cards.js";
 import {
-  actionLabel, api, copyText, forgetSeat, getNickname, h, savedSeat, saveSeat, setNickname,
-  shareUrl,
+  PRIVATE_TABLE, absoluteUrl, actionLabel, api, copyText, errorText, forgetSecret, forgetSeat,
+  getNickname, h, savedSecret, savedSeat, saveSecret, saveSeat, secretInHash, setNickname,
 } from "./util.js";
 
 let configPromise = null;
@@ -19,53 +22,101 @@ function loadConfig() {
   return configPromise;
 }
 
+// the page's one table client (or null while the join form shows)
+let current = null;
+
 export async function showTable(root, tableId) {
   document.title = `Liverpool Rummy: table ${tableId}`;
+  // a private table's link carries its join secret after "#join=": kept for this table
+  saveSecret(tableId, secretInHash());
+  window.addEventListener("hashchange", () => {
+    // the link pasted into the address bar of this same page: no reload happens
+    const secret = secretInHash();
+    if (!secret || secret === savedSecret(tableId)) return;
+    saveSecret(tableId, secret);
+    // the private-table notice gives way to the join form (a form shown already reads the
+    // secret when it is sent)
+    if (!current && !root.querySelector("#join-form")) showJoin(root, tableId);
+  });
   const saved = savedSeat(tableId);
   const watch = new URLSearchParams(location.search).has("watch");
   if (saved || watch) {
-    new TableClient(root, tableId, saved ? saved.token : null).start();
+    openTable(root, tableId, saved ? saved.token : null);
     return;
   }
   showJoin(root, tableId);
 }
 
-async function showJoin(root, tableId) {
+function openTable(root, tableId, token) {
+  current = new TableClient(root, tableId, token);
+  current.start();
+}
+
+/** The join form (with ``notice``: why it shows again, say after the host removed us). */
+async function showJoin(root, tableId, notice = "") {
+  current = null;
   root.replaceChildren(h("p.loading", { text: "Loading…" }));
   let summary;
   try {
     summary = await api("GET", `/api/tables/${encodeURIComponent(tableId)}`);
   } catch (e) {
     root.replaceChildren(h("section.panel", {}, h("h2", { text: "Table " + tableId }),
-      h("p.error", { text: e.status === 404 ? "There is no such table." : e.message }),
+      h("p.error", { role: "alert", text: e.status === 404 ? "There is no such table." : errorText(e) }),
       h("a.button", { href: "/", text: "Back to the lobby" })));
     return;
   }
-  const nickname = h("input#join-nickname", { type: "text", maxlength: "24", value: getNickname(), placeholder: "your name", autocomplete: "nickname" });
-  const msg = h("p.error", { role: "alert" });
+  const secret = savedSecret(tableId);
+  const limits = ((await loadConfig()).limits) || {};
+  const nickname = h("input#join-nickname", { type: "text", maxlength: String(limits.nickname_max || 24), value: getNickname(), placeholder: "your name", autocomplete: "nickname" });
+  const msg = h("p#join-error.error", { role: "alert" });
+  let form = null; // the join form, once drawn
   const join = async (ev) => {
     ev.preventDefault();
     const name = nickname.value.trim();
     if (!name) { msg.textContent = "Choose a nickname."; return; }
     setNickname(name);
+    const body = { nickname: name };
+    const known = secretInHash() || savedSecret(tableId);
+    if (known) body.secret = known;
     try {
-      const res = await api("POST", `/api/tables/${encodeURIComponent(tableId)}/join`, { nickname: name });
+      const res = await api("POST", `/api/tables/${encodeURIComponent(tableId)}/join`, body);
       saveSeat(tableId, res.seat, res.token);
-      new TableClient(root, tableId, res.token).start();
+      openTable(root, tableId, res.token);
     } catch (e) {
-      msg.textContent = e.status === 409 ? "No seat is free at this table (or the game has started): you can watch." : e.message;
+      if (e.code === "bad_secret") {
+        forgetSecret(tableId); // a wrong (or old) secret is no use
+        msg.textContent = PRIVATE_TABLE;
+      } else if (e.code === "expired") {
+        msg.textContent = errorText(e);
+        for (const el of form.querySelectorAll("label, button")) el.hidden = true; // no join now
+      } else {
+        msg.textContent = e.status === 409 ? "No seat is free at this table (or the game has started): you can watch." : errorText(e);
+      }
     }
   };
-  const watch = () => new TableClient(root, tableId, null).start();
+  const watch = () => openTable(root, tableId, null);
   const seats = h("ul.seat-list", {}, summary.seats.map((s) =>
     h("li", { text: `Seat ${s.seat + 1}: ` + (s.kind === "bot" ? `computer (${s.level})` : (s.name || "free")) })));
+  let body;
+  if (summary.status === "expired") {
+    body = h("p#join-closed.notice.error", { role: "alert", text: "This table has expired: it was not started in time." });
+  } else if (summary.status !== "open") {
+    body = h("p#join-closed", { text: summary.status === "over" ? "The game is over." : "The game has started." });
+  } else if (summary.public === false && !secret) {
+    // a private table and no secret: joining would be refused, so no form
+    body = h("p#join-private.notice.error", { role: "alert", text: PRIVATE_TABLE });
+  } else {
+    form = h("form#join-form", { onsubmit: join },
+      h("label", {}, "Nickname", nickname), msg,
+      h("button#join", { type: "submit", text: "Join the table" }));
+    body = form;
+  }
   root.replaceChildren(h("section.panel.join", {},
     h("h2", { text: `Table ${tableId}` }),
-    h("p", { text: `Rules: ${summary.rules} · ${summary.status}` }), seats,
-    summary.status === "open" ? h("form#join-form", { onsubmit: join },
-      h("label", {}, "Nickname", nickname), msg,
-      h("button#join", { type: "submit", text: "Join the table" })) : h("p", { text: "The game has started." }),
-    h("button#watch.secondary", { type: "button", onclick: watch, text: "Watch" })));
+    notice ? h("p#join-notice.notice.error", { role: "alert", text: notice }) : null,
+    h("p", { text: `Rules: ${summary.rules} · ${summary.status}` + (summary.public === false ? " · private" : "") }), seats,
+    body,
+    summary.status === "expired" ? null : h("button#watch.secondary", { type: "button", onclick: watch, text: "Watch" })));
 }
 
 /** A button playing one action; data-act holds the action as JSON with sorted keys. */
@@ -113,6 +164,8 @@ class TableClient {
     this.deuces = false;
     this.rules = {};
     this.awaitingSync = false;
+    this.shareLink = null; // the server's share link (with the join secret), made whole
+    this.shareKnown = false; // the welcome said (a spectator's says null)
   }
 
   async start() {
@@ -128,6 +181,35 @@ class TableClient {
     this.connect();
     this.tick = setInterval(() => this.updateClocks(), 250);
     window.addEventListener("pagehide", () => { this.closed = true; if (this.ws) this.ws.close(); });
+  }
+
+  /** Stop for good: this page no longer sits at the table (removed, left). */
+  stop() {
+    this.closed = true;
+    clearInterval(this.tick);
+    clearInterval(this.pinger);
+    if (this.ws) this.ws.close();
+    if (current === this) current = null;
+    this.setConn("closed");
+  }
+
+  /** The host removed us, or we left: the seat token is void; the join form shows again. */
+  unseat(text) {
+    if (this.closed) return;
+    this.stop();
+    forgetSeat(this.id);
+    localStorage.removeItem(`liverpool:${this.id}:order`);
+    showJoin(this.root, this.id, text);
+  }
+
+  /** The link to invite someone: the server's (a private table's carries its secret). */
+  link() {
+    if (this.shareLink) return this.shareLink;
+    // an older server's welcome names no link; a public table's address needs no secret
+    if (!this.shareKnown || (this.table && this.table.public)) {
+      return new URL(`/t/${encodeURIComponent(this.id)}`, location.href).href;
+    }
+    return null;
   }
 
   // ---- connection --------------------------------------------------------------------------
@@ -149,13 +231,42 @@ class TableClient {
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
       this.receive(msg);
     };
-    ws.onclose = () => {
+    ws.onclose = (ev) => {
       clearInterval(this.pinger);
       if (this.ws !== ws || this.closed) return;
+      if (ev.code === 4001) { // removed from the table (the error message may come first)
+        this.unseat("You were removed from this table.");
+        return;
+      }
+      if (ev.code === 4410) { // the table expired (nobody started it in time)
+        this.stop();
+        if (this.table) {
+          this.table = { ...this.table, status: "expired" };
+          this.view = null;
+          this.render();
+        } else {
+          showJoin(this.root, this.id);
+        }
+        return;
+      }
+      if (ev.code === 4404 || ev.code === 4403) {
+        this.stop();
+        this.root.replaceChildren(h("section.panel", {}, h("h2", { text: "Table " + this.id }),
+          h("p.error", { role: "alert", text: ev.code === 4404 ? "There is no such table." :
+            "The server refused this page's address (bad_origin): open the game at the address the host gave." }),
+          h("a.button", { href: "/", text: "Back to the lobby" })));
+        return;
+      }
       this.setConn("offline");
+      let wait = Math.min(2000, 500 * 2 ** this.retry++);
+      if (ev.code === 4429) {
+        // too many connections from this address: say so and try again more slowly
+        this.notice = { kind: "error", text: "Too many connections from this address: reconnecting in a few seconds…" };
+        this.render();
+        wait = 5000;
+      }
       // back off up to 2 s: a restarting server is back within seconds, and the seat is
       // covered by a bot after the server's grace period (15 s)
-      const wait = Math.min(2000, 500 * 2 ** this.retry++);
       setTimeout(() => { if (!this.closed) this.connect(); }, wait);
     };
   }
@@ -172,7 +283,7 @@ class TableClient {
     const el = document.getElementById("conn");
     if (!el) return;
     el.dataset.state = state;
-    el.textContent = { online: "connected", offline: "reconnecting…", connecting: "connecting…" }[state];
+    el.textContent = { online: "connected", offline: "reconnecting…", connecting: "connecting…", closed: "" }[state];
   }
 
   act(action) {
@@ -188,12 +299,22 @@ class TableClient {
     if (typeof msg.version === "number") this.version = msg.version;
     switch (msg.type) {
       case "welcome":
+        if (this.closed) return;
         this.seat = msg.seat;
         this.setTable(msg.table);
+        if ("share_url" in msg) {
+          this.shareKnown = true;
+          this.shareLink = absoluteUrl(msg.share_url);
+        }
+        if (msg.join_secret) saveSecret(this.id, msg.join_secret);
         if (this.token && msg.seat === null) {
-          // the server no longer knows our token: sit as a spectator
+          // the server no longer knows our token (the seat was freed): join again, or watch
           forgetSeat(this.id);
           this.token = null;
+          if (msg.table && msg.table.status === "open") {
+            this.unseat("This browser's seat at the table is no longer valid: join again.");
+            return;
+          }
         }
         break;
       case "sync":
@@ -228,6 +349,7 @@ class TableClient {
         break;
       case "error":
         this.onError(msg);
+        if (this.closed) return;
         break;
       case "pong":
         return;
@@ -249,6 +371,15 @@ class TableClient {
 
   onError(msg) {
     const text = msg.message || msg.code;
+    if (msg.code === "removed") {
+      this.unseat(this.leaving ? "You left the table." : errorText(msg));
+      return;
+    }
+    if (msg.code === "rate_limited") {
+      // the message was ignored; the page goes on
+      this.notice = { kind: "error", text: "Too many messages: slow down a little (the last one was ignored)." };
+      return;
+    }
     if (msg.code === "bad_token") {
       forgetSeat(this.id);
       this.token = null;
@@ -381,10 +512,11 @@ class TableClient {
       bits.push(h("span#contract.contract", { text: `Contract: ${contractText(c)}` }));
     }
     if (this.seat === null) bits.push(h("span.badge", { text: "watching" }));
-    const share = h("button#share.small", { type: "button", text: "Copy link", onclick: async (e) => {
-      const ok = await copyText(shareUrl(t.id));
-      e.target.textContent = ok ? "Link copied" : shareUrl(t.id);
-    } });
+    const url = this.link();
+    const share = url ? h("button#share.small", { type: "button", text: "Copy link", dataset: { link: url }, onclick: async (e) => {
+      const ok = await copyText(url);
+      e.target.textContent = ok ? "Link copied" : url;
+    } }) : null;
     const scores = v ? h("button#scores-button.small", { type: "button", text: "Scores", onclick: () => {
       const d = this.root.querySelector("#score-dialog");
       if (d) d.open ? d.close() : d.showModal();
@@ -394,31 +526,63 @@ class TableClient {
 
   renderWaiting() {
     const t = this.table;
-    const url = shareUrl(t.id);
-    const input = h("input#share-url", { type: "text", readonly: true, value: url });
-    const copy = h("button#copy-link", { type: "button", text: "Copy", onclick: async () => {
-      copy.textContent = (await copyText(url, input)) ? "Copied" : "Select and copy";
+    const url = this.link();
+    const open = t.status === "open";
+    const host = open && this.seat === 0 && !!this.token;
+    const msg = h("p#waiting-error.error", { role: "alert", text: this.waitingError || "" });
+    const fail = (e) => { this.waitingError = errorText(e); msg.textContent = this.waitingError; };
+    // the host removes a player (before the start); a seated player may leave
+    const remove = (seat, label, cls) => h("button.small.secondary" + cls, { type: "button", text: label, dataset: { seat: String(seat) }, onclick: async (ev) => {
+      ev.target.disabled = true;
+      this.waitingError = "";
+      if (seat === this.seat) this.leaving = true;
+      try {
+        const summary = await api("POST", `/api/tables/${encodeURIComponent(t.id)}/remove`, { token: this.token, seat });
+        if (seat === this.seat) { this.unseat("You left the table."); return; }
+        if (summary && summary.seats) { this.setTable(summary); this.render(); }
+      } catch (e) {
+        this.leaving = false;
+        ev.target.disabled = false;
+        fail(e);
+      }
     } });
     const seats = h("ul#seats.seat-list", {}, t.seats.map((s) => h("li", {
-      class: s.kind === "human" && !s.name ? "free" : "",
+      class: s.kind === "human" && !s.name ? "free" : "", dataset: { seat: String(s.seat) },
     }, `Seat ${s.seat + 1}: `, s.kind === "bot" ? `computer (${s.level})` : (s.name || "waiting for a friend…"),
     s.seat === this.seat ? h("span.badge", { text: "you" }) : null,
-    s.kind === "human" && s.name ? h("span.dot" + (s.connected ? ".on" : ""), { title: s.connected ? "connected" : "not connected" }) : null)));
-    const parts = [h("h2", { text: "Waiting to start" }),
-      h("p", { text: "Send this link to your friends; a nickname is all they need." }),
-      h("div.share", {}, input, copy), seats];
-    if (t.status === "open" && this.seat === 0 && this.token) {
-      const msg = h("p.error", { role: "alert" });
+    s.kind === "human" && s.name ? h("span.dot" + (s.connected ? ".on" : ""), { title: s.connected ? "connected" : "not connected" }) : null,
+    host && s.kind === "human" && s.name && s.seat !== 0 ? remove(s.seat, "Remove", ".remove") : null)));
+    const parts = [h("h2", { text: t.status === "expired" ? "This table has expired" : "Waiting to start" })];
+    if (t.status === "expired") {
+      parts.push(h("p#expired.notice.error", { role: "alert", text: "It was not started in time: nobody can join or start it now. Create a new table in the lobby." }),
+        h("a.button", { href: "/", text: "Back to the lobby" }));
+    } else if (url) {
+      const input = h("input#share-url", { type: "text", readonly: true, value: url, "aria-label": "share link" });
+      const copy = h("button#copy-link", { type: "button", text: "Copy", onclick: async () => {
+        copy.textContent = (await copyText(url, input)) ? "Copied" : "Select and copy";
+      } });
+      parts.push(h("p", { text: t.public === false ?
+        "This table is private: send this link to your friends (it holds the key to join); a nickname is all they need." :
+        "Send this link to your friends; a nickname is all they need." }),
+      h("div.share", {}, input, copy));
+    } else {
+      parts.push(h("p.muted", { text: "This table is private: the players at the table have its link." }));
+    }
+    parts.push(seats);
+    if (this.notice) parts.push(h(`div#notice.notice.${this.notice.kind}`, { role: "status", text: this.notice.text }));
+    if (host) {
       parts.push(h("p.muted", { text: "Seats nobody takes are played by the computer (basic)." }),
         msg, h("button#start", { type: "button", text: "Start the game", onclick: async () => {
+          this.waitingError = "";
           try {
             await api("POST", `/api/tables/${encodeURIComponent(t.id)}/start`, { token: this.token });
             this.askSync();
-          } catch (e) { msg.textContent = e.message; }
+          } catch (e) { fail(e); }
         } }));
-    } else if (t.status === "open") {
+    } else if (open) {
       parts.push(h("p.muted", { text: "The host starts the game." }));
-    } else {
+      if (this.seat !== null && this.token) parts.push(msg, remove(this.seat, "Leave table", "#leave-table"));
+    } else if (t.status !== "expired") {
       parts.push(h("p.muted", { text: "Loading the game…" }));
     }
     return h("section.panel.waiting", {}, ...parts);
