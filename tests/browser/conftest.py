@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,21 +62,56 @@ class Server:
         self.base = base
 
     def api(self, method: str, path: str, body: Any = None) -> Any:
+        status, answer = self.call(method, path, body)
+        if status >= 400:
+            raise AssertionError(f"{method} {path} answered {status}: {answer}")
+        return answer
+
+    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        """The status and JSON answer of a request, refusals included."""
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(self.base + path, data=data, method=method,
                                      headers={"content-type": "application/json"})
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return json.loads(r.read().decode())
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, json.loads(r.read().decode())
+        except urllib.error.HTTPError as e:
+            raw = e.read().decode(errors="replace")
+            try:
+                return e.code, json.loads(raw)
+            except ValueError:
+                return e.code, raw
+
+    def link(self, share_url: str) -> str:
+        """A share link as the browser completes it: the server sends an absolute link or a
+        path ("/t/ID#join=SECRET")."""
+        return urllib.parse.urljoin(self.base + "/", share_url)
 
 
 GRACE = 3.0  # seconds before a dropped player's seat is covered by a bot (15 s by default)
 
+# docs/security.md's limits, relaxed: the tests play with short timers and make many tables,
+# joins and connections from 127.0.0.1 (a test of a limit sets its own)
+RELAXED_LIMITS = {
+    "LIVERPOOL_LIMIT_MIN_TIMER": "0",
+    "LIVERPOOL_LIMIT_CREATE_RATE": "1000/minute",
+    "LIVERPOOL_LIMIT_JOIN_RATE": "1000/minute",
+    "LIVERPOOL_LIMIT_START_RATE": "1000/minute",
+    "LIVERPOOL_LIMIT_REPLAY_RATE": "1000/minute",
+    "LIVERPOOL_LIMIT_REQUEST_RATE": "100000/minute",
+    "LIVERPOOL_LIMIT_OPEN_TABLES_PER_CLIENT": "1000",
+    "LIVERPOOL_LIMIT_MESSAGE_RATE": "1000/second",
+    "LIVERPOOL_LIMIT_SOCKETS_PER_CLIENT": "1000",
+}
 
-def start_server(db: Path, port: int, grace: float = GRACE) -> subprocess.Popen[bytes]:
+
+def start_server(db: Path, port: int, grace: float = GRACE,
+                 limits: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """`liverpool serve` on loopback with a SQLite file; bots think 50 ms; seeds allowed; a
-    short grace period."""
-    env = dict(os.environ, LIVERPOOL_ALLOW_SEED="1", LIVERPOOL_BOT_THINK="0.05",
-               LIVERPOOL_GRACE=str(grace), PYTHONUNBUFFERED="1")
+    short grace period; relaxed limits (``limits``: LIVERPOOL_LIMIT_* values to set besides)."""
+    env = {**os.environ, "LIVERPOOL_ALLOW_SEED": "1", "LIVERPOOL_BOT_THINK": "0.05",
+           "LIVERPOOL_GRACE": str(grace), "PYTHONUNBUFFERED": "1", **RELAXED_LIMITS,
+           **(limits or {})}
     # output goes to a file beside the database: a pipe nobody reads could fill and block it
     with open(db.with_suffix(".log"), "ab") as out:
         proc = subprocess.Popen(
@@ -148,6 +184,7 @@ class Player:
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.share_link = ""  # the host's: the create answer's share link, made whole
         self.page.set_default_timeout(15_000)
 
     def close(self) -> None:
@@ -232,9 +269,11 @@ class Player:
 
 def open_table_as_host(server: Server, host: Player, body: dict[str, Any]) -> str:
     """Create the table through the API (a seed or a stacked deck needs the API), give the
-    host's browser its seat token exactly as the lobby page keeps it, and open the table."""
+    host's browser its seat token exactly as the lobby page keeps it, and open the table.
+    The share link (with a private table's join secret) is kept in ``host.share_link``."""
     res = server.api("POST", "/api/tables", body)
     table = str(res["table"]["id"])
+    host.share_link = server.link(res["share_url"])
     host.page.goto(server.base + "/")
     host.page.evaluate(
         "([t, seat, token]) => localStorage.setItem('liverpool:' + t, "
@@ -244,7 +283,24 @@ def open_table_as_host(server: Server, host: Player, body: dict[str, Any]) -> st
     return table
 
 
+def finished_game(server: Server) -> tuple[str, dict[str, Any]]:
+    """A two-hand game of bots, played to the end (the host's seat is played by its turn
+    timer), and its replay."""
+    res = server.api("POST", "/api/tables", {
+        "nickname": "Ann", "rules": "standard", "overrides": {"hands": [1, 2]}, "seed": 21,
+        "seats": [{"kind": "human"}, {"kind": "bot", "level": "basic"},
+                  {"kind": "bot", "level": "basic"}], "turn_timer": 0.01})
+    table = str(res["table"]["id"])
+    server.api("POST", f"/api/tables/{table}/start", {"token": res["token"]})
+    end = time.monotonic() + 90
+    while server.api("GET", f"/api/tables/{table}")["status"] != "over":
+        assert time.monotonic() < end, "the bots did not finish the game"
+        time.sleep(0.2)
+    return table, server.api("GET", f"/api/tables/{table}/replay")
+
+
 def join_by_link(guest: Player, link: str) -> None:
+    """Open a share link (a private table's carries "#join=SECRET") and join as guest.name."""
     guest.page.goto(link)
     guest.page.fill("#join-nickname", guest.name)
     guest.page.click("#join")

@@ -1,4 +1,5 @@
-"""A hand played in real browsers: two friends join by the share link and play with a bot,
+"""A hand played in real browsers: two friends join by the share link (a private table's, with
+its join secret) and play with a bot,
 including a buy ("May I?"), going down and going out, and a reload in the middle of the game.
 
 Domain words: host (seat 0, who creates and starts the table), share link, hint-driven play
@@ -24,8 +25,10 @@ def test_two_friends_and_a_bot_play_a_hand(server: Server, make_player: Any) -> 
         "nickname": "Ann", "rules": "standard", "overrides": {"hands": [1]},
         "seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "level": "random"}],
         "turn_timer": None, "buy_timer": None, "seed": SEED})
+    # the waiting room shows the server's share link: the table is private, so it carries the
+    # join secret, and it is the link the create answer gave
     link = ann.page.input_value("#share-url")
-    assert link.endswith(f"/t/{table}")
+    assert f"/t/{table}#join=" in link and link == ann.share_link
 
     join_by_link(bea, link)
     # the host sees the friend arrive, then starts

@@ -7,32 +7,16 @@ Domain words: step, deal, hand end, score sheet.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from .conftest import Server
+from .conftest import Server, finished_game
 
 HAND_CARDS = ("els => els.map(h => [...h.querySelectorAll('.card')]"
               ".map(c => c.dataset.card))")
 
 
-def _finished(server: Server) -> tuple[str, dict[str, Any]]:
-    """A two-hand game of bots (the host's seat is played by its turn timer)."""
-    res = server.api("POST", "/api/tables", {
-        "nickname": "Ann", "rules": "standard", "overrides": {"hands": [1, 2]}, "seed": 21,
-        "seats": [{"kind": "human"}, {"kind": "bot", "level": "basic"},
-                  {"kind": "bot", "level": "basic"}], "turn_timer": 0.01})
-    table = str(res["table"]["id"])
-    server.api("POST", f"/api/tables/{table}/start", {"token": res["token"]})
-    end = time.monotonic() + 90
-    while server.api("GET", f"/api/tables/{table}")["status"] != "over":
-        assert time.monotonic() < end, "the bots did not finish the game"
-        time.sleep(0.2)
-    return table, server.api("GET", f"/api/tables/{table}/replay")
-
-
 def test_replay_steps_through_the_servers_steps(server: Server, make_player: Any) -> None:
-    table, replay = _finished(server)
+    table, replay = finished_game(server)
     steps = replay["steps"]
     ann = make_player("Ann")
     page = ann.page

@@ -37,11 +37,11 @@ def test_a_call_by_intent_then_a_give_round(server: Server, make_player: Any) ->
     overrides = {"hands": [1]}  # hoyle hand 1: two sets, 7 cards
     deals = _deck("hoyle", overrides, ["KH QS 4D 3C 5S 6D AH", "7S 7D 7C 8S 8D 8C 9H",
                                        "9S 9D 9C TS TD TC 2H"], "KD", "QH 4S JC 3H")
-    table = open_table_as_host(server, ann, {
+    open_table_as_host(server, ann, {
         "nickname": "Ann", "rules": "hoyle", "overrides": overrides, "seed": 3,
         "seats": [{"kind": "human"}] * 3, "turn_timer": None, "buy_timer": None,
         "deals": [deals]})
-    link = server.base + f"/t/{table}"
+    link = ann.share_link
     join_by_link(bea, link)
     join_by_link(cy, link)
     ann.page.wait_for_selector("#seats li:has-text('Cy')")
@@ -104,11 +104,11 @@ def test_a_call_by_intent_then_a_give_round(server: Server, make_player: Any) ->
 
 def test_the_buy_window_closes_when_the_server_says(server: Server, make_player: Any) -> None:
     ann, bea = make_player("Ann"), make_player("Bea")
-    table = open_table_as_host(server, ann, {
+    open_table_as_host(server, ann, {
         "nickname": "Ann", "rules": "standard", "overrides": {"hands": [1]}, "seed": 8,
         "seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "level": "basic"}],
         "turn_timer": 60, "buy_timer": 2.5})
-    join_by_link(bea, server.base + f"/t/{table}")
+    join_by_link(bea, ann.share_link)
     ann.page.wait_for_selector("#seats li:has-text('Bea')")
     ann.page.click("#start")
     # the upcard: Bea decides first; Ann may ask to buy while the buy clock runs
@@ -133,11 +133,11 @@ def test_the_buy_window_closes_when_the_server_says(server: Server, make_player:
 
 def test_the_cut_opens_the_hand(server: Server, make_player: Any) -> None:
     ann, bea = make_player("Ann"), make_player("Bea")
-    table = open_table_as_host(server, ann, {
+    open_table_as_host(server, ann, {
         "nickname": "Ann", "rules": "standard", "overrides": {"hands": [1], "cut_bonus": 10},
         "seed": 9, "seats": [{"kind": "human"}, {"kind": "bot", "level": "basic"},
                              {"kind": "human"}], "turn_timer": None, "buy_timer": None})
-    join_by_link(bea, server.base + f"/t/{table}")  # seat 2: right of the dealer (seat 0)
+    join_by_link(bea, ann.share_link)  # seat 2: right of the dealer (seat 0)
     ann.page.wait_for_selector("#seats li:has-text('Bea')")
     ann.page.click("#start")
     ann.page.wait_for_selector(".table-page[data-phase='cut']")
