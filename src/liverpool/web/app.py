@@ -69,6 +69,7 @@ class Registry:
         self.evict_after = evict_after
         self.owners: dict[str, TableOwner] = {}
         self.sockets: dict[str, int] = {}  # open websockets per client address
+        self.broken: set[str] = set()  # tables that could not be rebuilt (not tried again)
         self._stopping: set[asyncio.Task[None]] = set()
         self._loading: dict[str, asyncio.Future[TableOwner | None]] = {}
         # finished games' replays, encoded (plain, gzip), most recently asked last
@@ -94,13 +95,22 @@ class Registry:
         return await asyncio.shield(fut)
 
     async def resume_all(self) -> None:
+        """Rebuild every table still open or playing. One that cannot be rebuilt is marked
+        ``broken`` and logged; the server serves everything else."""
         for table_id in await self.store.active_ids():
-            await self.get(table_id)
+            try:
+                await self.get(table_id)
+            except ApiError:
+                with contextlib.suppress(StoreError):
+                    await self.store.set_status(table_id, "broken")
 
     async def get(self, table_id: str) -> TableOwner | None:
         owner = self.owners.get(table_id)
         if owner is not None:
             return owner
+        if table_id in self.broken:
+            raise ApiError(503, "broken", "this table cannot be rebuilt from what is stored; "
+                                          "the server's log says why")
         if table_id in self._loading:  # another request is loading it
             return await asyncio.shield(self._loading[table_id])
         fut: asyncio.Future[TableOwner | None] = asyncio.get_running_loop().create_future()
@@ -111,7 +121,15 @@ class Registry:
                 owner = None
             else:
                 # replaying a long game's events takes a while: never on the event loop
-                owner = await asyncio.to_thread(TableOwner, stored, self.store, self.settings)
+                try:
+                    owner = await asyncio.to_thread(TableOwner, stored, self.store,
+                                                    self.settings)
+                except Exception as e:
+                    self.broken.add(table_id)
+                    log.warning("table %s cannot be rebuilt from its stored events: %s: %s",
+                                table_id, type(e).__name__, str(e)[:300])
+                    raise ApiError(503, "broken", "this table cannot be rebuilt from what is "
+                                                  "stored; the server's log says why") from None
                 self._watch(owner)
                 self.owners[table_id] = owner
                 owner.start()
@@ -518,7 +536,12 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
                 registry.sockets.pop(client, None)
 
     async def _serve_socket(ws: WebSocket, table_id: str) -> None:
-        owner = await registry.get(table_id) if TABLE_ID.fullmatch(table_id) else None
+        try:
+            owner = await registry.get(table_id) if TABLE_ID.fullmatch(table_id) else None
+        except ApiError as e:
+            await ws.accept()
+            await ws.close(code=4000 + e.status, reason=e.code)
+            return
         if owner is None:
             await ws.accept()
             await ws.close(code=4404, reason="no such table")
