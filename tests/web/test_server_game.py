@@ -12,7 +12,8 @@ from liverpool.record import new_game_from_record
 
 from .conftest import Served, human_seats, play_turns, serve
 
-MESSAGE_TYPES = {"welcome", "sync", "update", "lobby", "requests", "hint", "error", "pong"}
+MESSAGE_TYPES = {"welcome", "sync", "update", "lobby", "requests", "hint", "error", "pong",
+                 "notice"}
 SECRET_KEYS = {"stock", "deck", "hands", "deals", "seed", "token_hash"}
 
 

@@ -9,18 +9,47 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import socket
 import sys
 
+_SPEC = re.compile(r"cmd(@[^:]*)?:", re.IGNORECASE)
+
 
 def parse_bot_commands(items: list[str]) -> dict[str, str]:
+    """``NAME=COMMAND`` (or ``NAME=cmd@2s:COMMAND`` with its own time limit) -> NAME: the bot
+    spec. The time limit's form is checked here; the program when the server starts."""
+    from ..bots import BotSpecError, make_bot
+
     out: dict[str, str] = {}
     for item in items:
         name, sep, command = item.partition("=")
-        if not sep or not name.strip() or not command.strip():
+        name, command = name.strip(), command.strip()
+        if not sep or not name or not command:
             raise ValueError(f"--bot-command {item!r}: write NAME=COMMAND")
-        out[name.strip()] = command.strip()
+        spec = command if _SPEC.match(command) else f"cmd:{command}"
+        try:
+            make_bot(spec)
+        except BotSpecError as e:
+            raise ValueError(f"--bot-command {name}: {e}") from None
+        out[name] = spec
     return out
+
+
+def check_bot_commands(commands: dict[str, str]) -> None:
+    """Start each configured bot once and complete the handshake, so that a bot that cannot
+    play stops the server at start-up instead of failing a table later."""
+    from ..bots import close_bot, make_bot
+    from ..bots.external import BotProtocolError
+
+    for name, spec in commands.items():
+        bot = make_bot(spec)
+        try:
+            bot.probe()  # type: ignore[attr-defined]
+        except BotProtocolError as e:
+            raise ValueError(f"--bot-command {name}: {e.message}") from None
+        finally:
+            close_bot(bot)
 
 
 def _env_float(name: str, default: float) -> float:
@@ -45,6 +74,7 @@ def main(args: argparse.Namespace) -> int:
 
     try:
         commands = parse_bot_commands(list(args.bot_command or []))
+        check_bot_commands(commands)
         url = normalize_url(args.db)
         limits = Limits.from_env()
         origins = Origins.build(args.public_url, args.allowed_host or [],

@@ -41,6 +41,12 @@ events_t = sa.Table(
     sa.Column("kind", sa.String(16), nullable=False),
     sa.Column("data", sa.Text, nullable=False),
 )
+notes_t = sa.Table(
+    "lv_notes", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("table_id", sa.String(32), nullable=False, index=True),
+    sa.Column("data", sa.Text, nullable=False),
+)
 sa.Index("lv_tables_status", tables_t.c.status)
 
 BATCH_MAX = 512
@@ -64,6 +70,7 @@ class StoredTable:
     status: str
     config: dict[str, Any]
     events: list[StoredEvent] = field(default_factory=list)
+    notes: list[dict[str, Any]] = field(default_factory=list)  # incidents, in order
 
 
 class Store(ABC):
@@ -85,6 +92,10 @@ class Store(ABC):
 
     @abstractmethod
     async def set_status(self, table_id: str, status: str) -> None: ...
+
+    @abstractmethod
+    async def add_note(self, table_id: str, note: dict[str, Any]) -> None:
+        """Keep a note about a table that is not a game event (a bot's incident)."""
 
     @abstractmethod
     async def load(self, table_id: str) -> StoredTable | None: ...
@@ -150,6 +161,9 @@ class SqlStore(Store):
     async def set_status(self, table_id: str, status: str) -> None:
         await self._submit("status", (table_id, status))
 
+    async def add_note(self, table_id: str, note: dict[str, Any]) -> None:
+        await self._submit("note", (table_id, note))
+
     async def _write_loop(self) -> None:
         assert self.engine is not None
         # the writer keeps its own connection: no pool check-out and reset per batch
@@ -191,6 +205,7 @@ class SqlStore(Store):
         new_tables: list[dict[str, Any]] = []
         events: list[dict[str, Any]] = []
         statuses: dict[str, str] = {}
+        notes: list[dict[str, Any]] = []
         for kind, payload, _ in batch:
             if kind == "create":
                 t: StoredTable = payload
@@ -200,6 +215,8 @@ class SqlStore(Store):
                     events.append(_event_row(t.id, ev))
             elif kind == "status":
                 statuses[payload[0]] = payload[1]
+            elif kind == "note":
+                notes.append({"table_id": payload[0], "data": json.dumps(payload[1])})
             else:
                 table_id, ev, status = payload
                 events.append(_event_row(table_id, ev))
@@ -210,6 +227,8 @@ class SqlStore(Store):
                 await conn.execute(tables_t.insert(), new_tables)
             if events:
                 await conn.execute(events_t.insert(), events)
+            if notes:
+                await conn.execute(notes_t.insert(), notes)
             for table_id, status in statuses.items():
                 await conn.execute(tables_t.update().where(tables_t.c.id == table_id)
                                    .values(status=status))
@@ -224,8 +243,12 @@ class SqlStore(Store):
             evs = (await conn.execute(
                 sa.select(events_t.c.version, events_t.c.kind, events_t.c.data)
                 .where(events_t.c.table_id == table_id).order_by(events_t.c.version))).all()
+            notes = (await conn.execute(
+                sa.select(notes_t.c.data).where(notes_t.c.table_id == table_id)
+                .order_by(notes_t.c.id))).all()
         return StoredTable(row.id, row.created, row.status, json.loads(row.config),
-                           [StoredEvent(v, k, json.loads(d)) for v, k, d in evs])
+                           [StoredEvent(v, k, json.loads(d)) for v, k, d in evs],
+                           [json.loads(d) for (d,) in notes])
 
     async def active_ids(self) -> list[str]:
         assert self.engine is not None

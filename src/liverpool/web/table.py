@@ -21,6 +21,7 @@ import hmac
 import json
 import logging
 import random
+import re
 import secrets
 import time
 from collections import deque
@@ -58,6 +59,16 @@ def hash_token(token: str) -> str:
 
 def new_token() -> str:
     return secrets.token_urlsafe(24)  # 192 bits
+
+
+_SPEC = re.compile(r"cmd(@[^:]*)?:", re.IGNORECASE)
+
+
+def bot_spec(command: str) -> str:
+    """The bot spec of a host's command: ``cmd@2s:PROGRAM`` as given, ``PROGRAM`` as
+    ``cmd:PROGRAM``."""
+    command = command.strip()
+    return command if _SPEC.match(command) else f"cmd:{command}"
 
 
 __all__ = ["ApiError", "Conn", "Settings", "TableOwner"]
@@ -175,6 +186,8 @@ class TableOwner:
         self.log: deque[str] = deque(maxlen=LOG_LINES)
         self.conns: set[Conn] = set()
         self.bots: dict[int, Bot] = {}
+        self.incidents: list[dict[str, Any]] = list(stored.notes)
+        self._unreported: list[dict[str, Any]] = []  # noted, not yet logged, told or stored
         self.cover_bot: Bot = make_bot("basic")
         self.rngs = [random.Random(self.seed * 31 + i) for i in range(len(self.seats))]
         # intents, in the order they were announced
@@ -203,6 +216,9 @@ class TableOwner:
             self._replay_event(ev)
         if self.game is not None and self.game.over:
             self.status = "over"
+            # a finished game's bots never play again: nothing to say about them
+            self._unreported = []
+            self.incidents = list(stored.notes)
 
     # ================================================================ rebuilding =============
     def _replay_event(self, ev: StoredEvent) -> None:
@@ -223,13 +239,12 @@ class TableOwner:
             raise ValueError(f"unknown stored event kind {ev.kind!r}")
         self.version = ev.version
 
-    def _do_start(self, d: dict[str, Any], game: Game | None = None) -> None:
+    def _do_start(self, d: dict[str, Any], game: Game | None = None,
+                  bots: dict[int, Bot] | None = None) -> None:
         for key, level in d["bots"].items():
             s = self.seats[int(key)]
             s.kind, s.level, s.name = "bot", level, f"Bot {int(key) + 1}"
-        for s in self.seats:
-            if s.kind == "bot" and s.level:
-                self.bots[s.seat] = self._make_bot(s.level)
+        self.bots = bots if bots is not None else self._make_bots(d["bots"])
         self.game = game if game is not None else self._new_game(d["bots"])
         self.status = "playing"
 
@@ -241,19 +256,73 @@ class TableOwner:
                  for s in self.seats]
         return Game(self.rules, names, seed=self.seed, deals=deals)
 
-    def _make_bot(self, level: str) -> Bot:
+    def _make_bots(self, start_bots: dict[str, str]) -> dict[int, Bot]:
+        """Every bot seat's bot at the start (``start_bots``: human seats the start gives to
+        bots)."""
+        out: dict[int, Bot] = {}
+        for s in self.seats:
+            level = start_bots.get(str(s.seat), s.level if s.kind == "bot" else None)
+            if level:
+                out[s.seat] = self._make_bot(level, s.seat)
+        return out
+
+    def _make_bot(self, level: str, seat: int) -> Bot:
         """A seat's bot: a command only from the host's own configuration, else a built-in
-        level of the closed list. A stored level outside it (written by an older version) is
-        never run: the basic bot takes the seat."""
-        command = self.settings.bot_commands.get(level)
-        if command is not None:
-            return make_bot(f"cmd:{command}")
+        level of the closed list. A level this server does not offer (stored by an older
+        version, or a command the host no longer configures) is never run: the basic bot
+        takes the seat, and the table's incidents say so."""
+        spec = self.settings.bot_commands.get(level)
+        if spec is not None:
+            try:
+                return make_bot(bot_spec(spec))
+            except ValueError as e:
+                self._note_incident(seat, level, "start", str(e))
+                return BasicBot()
         bot = builtin_bot(level, self.settings.limits)
         if bot is None:
-            log.warning("table %s: bot level %r is not offered by this server; basic plays",
-                        self.id, level[:80])
+            self._note_incident(seat, level, "start", "this server does not offer this bot")
             return BasicBot()
         return bot
+
+    def _note_incident(self, seat: int | None, bot: str, kind: str, message: str,
+                       extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Remember a bot's incident (told to players and written to the store by the owner:
+        ``_report_incidents``)."""
+        note = {"seat": seat, "bot": bot[:80], "kind": kind, "message": message[:300],
+                **(extra or {})}
+        if note not in self.incidents:  # a table rebuilt again notes the same thing once
+            self.incidents.append(note)
+            self._unreported.append(note)
+        return note
+
+    def _collect_incidents(self, seat: int, bot: Bot) -> None:
+        take = getattr(bot, "take_incidents", None)
+        if take is None:
+            return
+        for inc in take():
+            self._note_incident(seat, str(inc.get("name") or inc.get("bot") or "bot"),
+                                str(inc.get("kind")), str(inc.get("message")),
+                                {"decision": inc.get("decision"), "sent": inc.get("sent")})
+
+    async def _report_incidents(self) -> None:
+        """Tell what went wrong with a bot: a warning in the server's log, a line in the
+        table's log for the players, a note in the store (the summary and record show it)."""
+        while self._unreported:
+            note = self._unreported.pop(0)
+            seat = note["seat"]
+            who = self.seats[seat].name if seat is not None else "a bot"
+            log.warning("table %s: bot %s of seat %s: %s: %s", self.id, note["bot"], seat,
+                        note["kind"], note["message"])
+            text = (f"{who}'s bot ({note['bot']}) failed ({note['kind']}: {note['message']}); "
+                    f"the basic bot plays the seat for the rest of the game")
+            self.log.append(text)
+            notice = dumps({"type": "notice", "text": text})
+            for c in self.conns:
+                c.send_text(notice)
+            try:
+                await self.store.add_note(self.id, note)
+            except StoreError as e:
+                log.warning("table %s: the incident was not stored: %s", self.id, e)
 
     def _apply(self, a: Action) -> tuple[str, bool]:
         """Apply a checked action; return its log line and whether it ended a hand."""
@@ -356,6 +425,7 @@ class TableOwner:
                        "connected": s.kind == "bot" or bool(s.conns), "covered": s.covered}
                       for s in self.seats],
             "turn_timer": self.turn_timer, "buy_timer": self.buy_timer,
+            "incidents": len(self.incidents),
             "created": datetime.fromtimestamp(self.created, UTC).isoformat().replace(
                 "+00:00", "Z"),
         }
@@ -663,9 +733,10 @@ class TableOwner:
         self._check_open()
         bots = {str(s.seat): "basic" for s in self.seats if s.kind == "human" and s.name is None}
         game = await asyncio.to_thread(self._new_game, bots)  # never a deal on the event loop
+        made = await asyncio.to_thread(self._make_bots, bots)  # the bots exist before the start
         ev = StoredEvent(self.version + 1, "start", {"bots": bots})
         await self.store.append(self.id, ev, status="playing")
-        self._do_start(ev.data, game)
+        self._do_start(ev.data, game, made)
         self.version = ev.version
         self.held.append(Held(self.version, "start"))
         for s in self.seats:
@@ -706,6 +777,8 @@ class TableOwner:
                     await self._think(bot_event, b, ev)
                 except Exception:
                     log.exception("table %s: the bot of seat %d failed an event", self.id, seat)
+                self._collect_incidents(seat, b)
+        await self._report_incidents()
 
     # ================================================================ websocket messages =====
     async def on_hello(self, conn: Conn, token: str | None, version: int) -> None:
@@ -943,6 +1016,8 @@ class TableOwner:
             a = await self._think(self.cover_bot.choose, view, legal, self.rngs[seat])
         if not g.is_legal(a):
             a = await self._think(self.cover_bot.choose, view, legal, self.rngs[seat])
+        self._collect_incidents(seat, b)
+        await self._report_incidents()
         return a
 
     async def _think(self, fn: Callable[..., Any], *args: Any) -> Any:
@@ -1108,5 +1183,9 @@ class TableOwner:
 
     # ================================================================ records ===============
     def record(self) -> dict[str, Any]:
+        """The game's record, with the bots' incidents when there were any."""
         assert self.game is not None
-        return self.game.record()
+        rec = self.game.record()
+        if self.incidents:
+            rec["incidents"] = list(self.incidents)
+        return rec

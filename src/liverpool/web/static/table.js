@@ -351,6 +351,10 @@ class TableClient {
         this.onError(msg);
         if (this.closed) return;
         break;
+      case "notice":
+        // something the table should know that is not a move (a bot failed and was replaced)
+        if (msg.text) this.log.push(msg.text);
+        break;
       case "pong":
         return;
       default:
