@@ -29,7 +29,7 @@ from liverpool.simulate import play_game, specs_for
 
 LEVELS = ("random", "basic", "expert:2it")
 
-# One player count per preset, inside the preset's range (RULES.md section 4: standard is 3-8,
+# One player count per preset, inside the preset's range (docs/rules.md (Presets): standard is 3-8,
 # the others 2-8); varied so that 2, 3 and 4+ player tables all occur.
 TABLES: dict[str, int] = {"hoyle": 4, "classic": 3, "arena": 2, "standard": 3, "house": 2}
 
@@ -63,7 +63,7 @@ def _drive(game: Game, bots: Sequence[Bot], seed: int, max_decisions: int = 20_0
 
 def _check_finished(game: Game, rules: RuleSet) -> None:
     """A complete game: one score row per hand of the preset, totals are the rows' sums, and
-    the winners are the seats with the lowest total (RULES.md section 2)."""
+    the winners are the seats with the lowest total (docs/rules.md, The game)."""
     assert len(game.scores) == len(rules.hand_list())
     for s in range(game.n):
         assert game.totals[s] == sum(row[s] for row in game.scores)
@@ -120,7 +120,7 @@ def test_level_handles_cut_and_first_call_buy_rounds(level: str) -> None:
 
 def test_expert_asked_to_buy_while_another_seat_owes_a_lay_off() -> None:
     """house (layoff_instead_of_draw): a down player may start the turn with no_draw, "then the
-    player must lay off at least one card" (RULES.md section 5). Seat 1 does so holding 4D 6S
+    player must lay off at least one card" (docs/rules.md, Phases). Seat 1 does so holding 4D 6S
     7C (7C fits its 7-set), and the buy round asks seat 2. Seat 2 cannot see seat 1's cards;
     whatever it imagines there, the expert must answer with one of its legal actions."""
     game = stacked_game("house", ["AS 3C 4C 6C JH QD 5S 6H 3H",
@@ -366,7 +366,7 @@ def test_same_view_from_two_different_deals_same_choice() -> None:
 # ---- 6. hints -------------------------------------------------------------------------------
 
 def test_hint_suggests_going_down() -> None:
-    """standard contract 1 is two sets (RULES.md section 4; naturals 2 per set). Seat 1 holds
+    """standard contract 1 is two sets (docs/rules.md (Presets); naturals 2 per set). Seat 1 holds
     7H 7S 7D and 9C 9D 9H: after drawing it can go down, and the hint says so."""
     game = stacked_game("standard", ["AS 2S 3S 4S 5S 6S 8S 10S JS QS",
                                      "7H 7S 7D 9C 9D 9H 2C 4D 6S KC",

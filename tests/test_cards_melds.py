@@ -1,6 +1,6 @@
-"""Card notation (RULES.md section 1) and what makes a meld: sets, runs written low to high with
-wilds in their places, aces low or high but never around the corner, 13 cards at most, the
-naturals minimum; then lay-off ends, joker-swap options and borrow places (sections 2 and 5)."""
+"""Card notation (docs/rules.md, Notation) and what makes a meld: sets, runs written low to
+high with wilds in their places, aces low or high but never around the corner, 13 cards at most, the
+naturals minimum; then lay-off ends, joker-swap options and borrow places (docs/rules.md, A hand, step by step)."""
 
 from __future__ import annotations
 
@@ -131,7 +131,7 @@ def test_runs(cards: str, ok: bool) -> None:
 
 
 @pytest.mark.parametrize(("cards", "lo", "stands"), [
-    ("7H 8H JK 10H", 7, "7H 8H 9H 10H"),  # RULES.md: the joker is 9H
+    ("7H 8H JK 10H", 7, "7H 8H 9H 10H"),  # docs/rules.md: the joker is 9H
     ("4C 5C 6C JK", 4, "4C 5C 6C 7C"),
     ("JK 4C 5C 6C", 3, "3C 4C 5C 6C"),
     ("JK JK 9D 10D JD", 7, "7D 8D 9D 10D JD"),

@@ -1,7 +1,8 @@
-"""The ``liverpool`` command line: ``replay --json`` (RULES.md section 6), ``bench`` and ``soak``.
+"""The ``liverpool`` command line: ``replay --json`` (docs/rules.md, Records), ``bench`` and
+``soak``.
 
 Replay records use a stacked first deal (``deals``), so every expected field below is worked
-out by hand from RULES.md: standard, 3 players, 2 decks (108 cards), 10 cards each, dealer 0,
+out by hand from docs/rules.md: standard, 3 players, 2 decks (108 cards), 10 cards each, dealer 0,
 seat 1 plays first.
 """
 

@@ -27,7 +27,7 @@ from liverpool.rules import PRESET_NAMES, RuleSet
 from liverpool.simulate import play_game, specs_for
 
 # a player count per preset inside its range, and a short list of contracts that still makes a
-# complete game (RULES.md `hands`), so that an all-expert table stays quick
+# complete game (docs/rules.md `hands`), so that an all-expert table stays quick
 TABLES: dict[str, tuple[int, list[int]]] = {
     "hoyle": (3, [1, 7]), "classic": (2, [2, 6]), "arena": (2, [3, 5]),
     "standard": (3, [4, 7]), "house": (3, [1, 6]),

@@ -1,8 +1,9 @@
-"""Scenario tests on stacked decks, one (or a few) per rule knob of RULES.md section 3.
+"""Scenario tests on stacked decks, one (or a few) per rule knob of docs/rules.md (Knobs).
 
 Each test takes a preset, switches one knob with ``overrides`` and plays a short stacked position
-both ways, showing the play differ as RULES.md says. Expected hands, tables and scores are worked
-out by hand from RULES.md (the arithmetic is in the comments), never copied from the engine.
+both ways, showing the play differ as docs/rules.md says. Expected hands, tables and scores are
+worked out by hand from docs/rules.md (the arithmetic is in the comments), never copied from
+the engine.
 
 Steps are written compactly (see ``step``): ``"1 draw"``, ``"2 pass"``, ``"1 buy 3"``,
 ``"1 down 7H 7S 7D | 9D 9C 9S"``, ``"1 lay JK 1 low"``, ``"1 swap 6C 1"``, ``"0 call 0"``,

@@ -1,8 +1,9 @@
-"""Scenario tests for the ``arena`` preset: one or more tests per row of its column in RULES.md
-section 4, and the section 5 details it exercises (the BONUS window and the take_back option,
+"""Scenario tests for the ``arena`` preset: one or more tests per row of its column in docs/rules.md
+(Presets), and the details of play it exercises (the BONUS window and the take_back option,
 joker swaps from sets and runs, one swap while going down, going out by discard, short games).
 
-Every expected hand, meld, pile, stock size and score below is worked out from RULES.md by hand.
+Every expected hand, meld, pile, stock size and score below is worked out from docs/rules.md by
+hand.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
-"""Scenario tests for the ``classic`` preset: one or more tests per row of its column in RULES.md
-section 4, and the section 5 details it exercises (no buying or taking once down, run-only joker
-swaps whose joker must be played this turn, face-value points, the three-run all-out hand).
+"""Scenario tests for the ``classic`` preset: one or more tests per row of its column in
+docs/rules.md (Presets), and the details of play it exercises (no buying or taking once down,
+run-only joker swaps whose joker must be played this turn, face-value points, the three-run
+all-out hand).
 
-Every expected hand, meld, pile, stock size and score below is worked out from RULES.md by hand.
+Every expected hand, meld, pile, stock size and score below is worked out from docs/rules.md
+by hand.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Scenario tests for the `house` preset (RULES.md section 4, column `house`, and the
-"Details decided" of section 5 that it exercises), played on stacked decks.
+"""Scenario tests for the `house` preset (docs/rules.md (Presets), column `house`, and the
+details of play that it exercises), played on stacked decks.
 
 Card points in `house`: A 20, JK 50, 2 20, 3-9 5, 10-K 10. 2s are wild (a 2 standing for itself
 counts as natural). Two decks hold two copies of each card, so a stacked deal never names a card

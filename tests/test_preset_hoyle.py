@@ -1,7 +1,8 @@
-"""Scenario tests for the ``hoyle`` preset: one or more tests per row of its column in RULES.md
-section 4, and the section 5 details it exercises (deep pickup, give_cards, hand 7 all out).
+"""Scenario tests for the ``hoyle`` preset: one or more tests per row of its column in docs/rules.md
+(Presets), and the details of play it exercises (deep pickup, give_cards, hand 7 all out).
 
-Every expected hand, meld, pile, stock size and score below is worked out from RULES.md by hand.
+Every expected hand, meld, pile, stock size and score below is worked out from docs/rules.md by
+hand.
 """
 
 from __future__ import annotations

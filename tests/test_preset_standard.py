@@ -1,5 +1,5 @@
-"""Scenario tests for the `standard` preset (RULES.md section 4, column `standard`, and the
-"Details decided" of section 5 that it exercises), played on stacked decks.
+"""Scenario tests for the `standard` preset (docs/rules.md (Presets), column `standard`, and the
+details of play that it exercises), played on stacked decks.
 
 Card points in `standard`: A 15, JK 20, 2-9 5, 10-K 10. Two decks hold two copies of each card,
 so a stacked deal never names a card more than twice (three times with three decks).

@@ -1,5 +1,5 @@
-"""The rule set: presets as data with the values of RULES.md section 4, overrides by knob name
-(section 3), and the errors that name the knob (unknown knob, impossible value, contradiction,
+"""The rule set: presets as data with the values of docs/rules.md (Presets), overrides by knob name
+(Knobs), and the errors that name the knob (unknown knob, impossible value, contradiction,
 a deal too large for the decks)."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def points(rules: RuleSet, text: str) -> list[int]:
     return [rules.points(parse_card(t)) for t in text.split()]
 
 
-# RULES.md section 4, one entry per row of the table
+# docs/rules.md (Presets), one entry per row of the table
 SECTION_4: dict[str, dict[str, Any]] = {
     "hoyle": dict(
         players=(2, 8), decks={2: 2, 4: 2, 5: 3, 6: 3, 7: 4, 8: 4}, deuces_wild=False,
@@ -100,7 +100,7 @@ def test_preset_values_of_section_4(name: str) -> None:
     assert r.no_discard_of_taken_card is want["no_discard_of_taken_card"]
     assert r.fits_own_melds is want["fits_own_melds"]
     assert r.layoff_same_turn is want["layoff_same_turn"]
-    # the section 3 defaults no preset changes
+    # the knob defaults no preset changes
     assert r.extra_melds_at_go_down is False and r.swap_needs_down is True
     assert r.stock_reshuffles == 2 and r.turn_limit == 300
     assert r.progression == "all" and r.own_max_hands == 20 and r.hands is None

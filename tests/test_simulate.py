@@ -292,7 +292,7 @@ def test_simulate_bad_bots_is_a_clear_error(bots: str, players: str, message: st
 
 
 def test_simulate_player_count_outside_the_preset() -> None:
-    # standard is for 3-8 players (RULES.md section 4)
+    # standard is for 3-8 players (docs/rules.md, Presets)
     done = _simulate("--games", "1", "--players", "2", "--bots", "basic,random", "--rules",
                      "standard", "--workers", "1", "--json")
     assert done.returncode != 0

@@ -1,4 +1,5 @@
-"""Actions: the small immutable values players send, in the one JSON form of RULES.md section 6.
+"""Actions: the small immutable values players send, in the one JSON form of docs/rules.md
+(Records).
 
 Action types: take_discard, draw, no_draw, buy (depth), pass, go_down (melds), lay_off (card, meld,
 end), swap_joker (card, meld, wild), borrow (meld, card, new_meld), discard (card), call (meld,

@@ -1,4 +1,4 @@
-"""Cards, ranks, suits, jokers and the card notation of RULES.md section 1.
+"""Cards, ranks, suits, jokers and the card notation of docs/rules.md (Notation).
 
 A card is a small int (``Card``): ``suit * 13 + rank - 1`` for the 52 suited cards (suits in the
 order S H D C, ranks A=1 .. K=13) and ``JOKER`` (52) for a joker. Cards of several decks are

@@ -1,4 +1,4 @@
-"""Game records (RULES.md section 6): write a game as JSON, read it back, replay it.
+"""Game records (docs/rules.md, Records): write a game as JSON, read it back, replay it.
 
 Domain words: *record* (rules + players + seed or deals + first dealer + actions), *replay*
 (applying a record's actions to a new game, stopping at the first illegal one), *summary* (the

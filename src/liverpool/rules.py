@@ -1,4 +1,4 @@
-"""The rule set: every knob of RULES.md section 3, and the five presets of section 4 as data.
+"""The rule set: every knob of docs/rules.md (Knobs), and the five presets (Presets) as data.
 
 Domain words: *knob* (one field of ``RuleSet``), *preset* (a named set of knob values: hoyle,
 classic, arena, standard, house), *override* (a knob value given by name over a preset),
@@ -80,7 +80,7 @@ _HOYLE_CONTRACTS = (
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """Every knob of RULES.md section 3. Build one with ``RuleSet.preset(name, overrides)``."""
+    """Every knob of docs/rules.md (Knobs). Build one with ``RuleSet.preset(name, overrides)``."""
 
     name: str = "standard"
     min_players: int = 3

@@ -6,7 +6,7 @@ of (preset, players, seed, checked-every-action), so results do not depend on th
 its choices are exactly those of ``randomplay.random_game(rules, players, seed)``, which
 reproduces any game a violation names.
 
-Invariants (RULES.md sections 2, 5 and 6):
+Invariants (docs/rules.md, The game):
 * cards are conserved: hands + stock + discard pile + table melds == the pack, as multisets
   (and no card appears more often than the pack holds it);
 * sizes are consistent: a new hand deals the deal size to every seat, turns up one card and

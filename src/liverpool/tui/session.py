@@ -2,7 +2,7 @@
 bots), the record file kept up to date after every action, and what each action did.
 
 Domain words: *session* (one game played at this terminal), *human seat*, *bot seat*, *record
-file* (RULES.md section 6, rewritten atomically after every action so a crash loses nothing),
+file* (docs/rules.md (Records), rewritten atomically after every action so a crash loses nothing),
 *seat file* (a small sidecar beside the record naming the human seat and the bots' levels, for
 ``--resume``), *event* (one applied action with its readable line, and what it ended), *hand
 result* (who went out, the cards left, the points, the running totals).

@@ -1,4 +1,4 @@
-// Cards in the notation of RULES.md section 1 ("10H", "AS", "JK"): parsing, sorting, drawing
+// Cards in the notation of docs/rules.md (Notation) ("10H", "AS", "JK"): parsing, sorting, drawing
 // faces, reading what a wild stands for in a table meld, and arranging picked cards as a meld.
 // Domain words: rank (1 = ace .. 13 = king; 14 = a high ace in a run), suit (S H D C), wild
 // (a joker, or a 2 where 2s are wild), natural (a card standing for itself), set, run.

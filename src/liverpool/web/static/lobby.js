@@ -1,7 +1,7 @@
 // The lobby: create a table (preset, rule overrides, seats and bot levels, timers, listed in the
 // lobby or private), the list of public open and playing tables page by page (join or watch),
 // and opening a shared link (a private table's link carries its join secret after "#join=").
-// Domain words: preset, knob (a rule option, RULES.md section 3), override, seat, level, host,
+// Domain words: preset, knob (a rule option, docs/rules.md (Knobs)), override, seat, level, host,
 // public table (listed here; anybody may join), private table (joined only by its share link).
 
 import {
@@ -141,7 +141,7 @@ function joinByLink() {
   return h("div.joinlink-box", {}, h("div.joinlink", {}, input, h("button#join-link-open", { type: "button", onclick: go, text: "Open" })), msg);
 }
 
-// the knobs whose values are words (RULES.md section 3): offered as a choice
+// the knobs whose values are words (docs/rules.md, Knobs): offered as a choice
 const CHOICES = {
   buy_priority: ["seat", "first_call"],
   joker_swap: ["none", "runs", "runs_and_sets"],

@@ -2,7 +2,7 @@
 // seat tokens kept in localStorage (key "liverpool:{table}" holds {seat, token}), the join
 // secrets of private tables (key "liverpool:{table}:join"), share links, and action wording.
 // Domain words: seat, token, join secret (the "#join=..." part of a private table's share
-// link), share link, table summary, action (RULES.md section 6 form).
+// link), share link, table summary, action (docs/rules.md (Records) form).
 
 /** h("div#id.cls", {attr}, ...children): a tiny element builder. */
 export function h(tag, attrs, ...children) {
