@@ -1,6 +1,7 @@
 """Card notation (docs/rules.md, Notation) and what makes a meld: sets, runs written low to
 high with wilds in their places, aces low or high but never around the corner, 13 cards at most, the
-naturals minimum; then lay-off ends, joker-swap options and borrow places (docs/rules.md, A hand, step by step)."""
+naturals minimum; then lay-off ends, joker-swap options and borrow places (docs/rules.md, A
+hand, step by step)."""
 
 from __future__ import annotations
 
