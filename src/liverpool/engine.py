@@ -24,7 +24,17 @@ from itertools import combinations, permutations
 from typing import Any
 
 from .actions import Action
-from .cards import JOKER, Card, card_str, cards_str, make_card, new_deck, sorted_cards
+from .cards import (
+    JOKER,
+    SUITS,
+    Card,
+    card_str,
+    cards_str,
+    make_card,
+    new_deck,
+    parse_card,
+    sorted_cards,
+)
 from .melds import (
     RUN,
     SET,
@@ -127,7 +137,10 @@ class SeatView:
             "turn": self.turn, "hand": [card_str(c) for c in self.hand],
             "hand_sizes": list(self.hand_sizes),
             "known": [[card_str(c) for c in k] for k in self.known],
-            "melds": [m.to_json() for m in self.melds],
+            # a run also names its suit and the rank its first place stands for: with deuces
+            # wild its cards alone may read two ways (2C 2H JK: A-3 of hearts or 2-4 of clubs)
+            "melds": [{**m.to_json(), "suit": SUITS[m.key], "low": m.lo} if m.kind == RUN
+                      else m.to_json() for m in self.melds],
             "discard": [card_str(c) for c in self.discard], "fresh": self.fresh,
             "stock_size": self.stock_size, "down": list(self.down),
             "floating": list(self.floating), "out": list(self.out), "buys": list(self.buys),
@@ -136,7 +149,112 @@ class SeatView:
             "taken": None if self.taken is None else card_str(self.taken),
             "must_play": [card_str(c) for c in self.must_play], "winners": list(self.winners),
             "discarder": self.discarder, "asked": list(self.asked),
+            # the rest of the public state (the rule set itself is not repeated: a bot has it
+            # from game_start), so that a bot can rebuild the view and search from it
+            "hand_index": self.hand_index, "window_mode": self.window_mode,
+            "pending_draw": self.pending_draw, "reshuffles": self.reshuffles,
+            "turns_played": self.turns,
+            "final_queue": None if self.final_queue is None else list(self.final_queue),
+            "bonus_caller": self.bonus_caller,
+            "go_down_swaps": [card_str(c) for c in self.gd_swaps],
+            "went_down_this_turn": self.went_down_now, "must_lay_off": self.need_layoff,
+            "bonus_laid_off": self.bonus_laid,
         }
+
+    @staticmethod
+    def from_json(obj: Any, ruleset: RuleSet) -> SeatView:
+        """The view ``to_json`` wrote, rebuilt exactly (``ruleset`` is the game's rule set, which
+        the JSON names but does not carry). Fields a host of an earlier version left out take
+        their values at the start of a turn. ``ValueError`` says what is wrong with bad JSON."""
+        try:
+            return SeatView._read(obj, ruleset)
+        except ValueError:
+            raise
+        except (KeyError, TypeError, AttributeError, IndexError) as e:
+            what = f"missing field {e}" if isinstance(e, KeyError) else str(e)
+            raise ValueError(f"not a seat view: {what}") from None
+
+    @staticmethod
+    def _read(obj: Any, rules: RuleSet) -> SeatView:
+        if not isinstance(obj, dict):
+            raise ValueError("not a seat view: a view is a JSON object")
+
+        def ints(value: Any) -> tuple[int, ...]:
+            if not isinstance(value, list) or not all(
+                    isinstance(v, int) and not isinstance(v, bool) for v in value):
+                raise ValueError(f"not a seat view: expected a list of numbers, got {value!r}")
+            return tuple(value)
+
+        def bools(value: Any) -> tuple[bool, ...]:
+            if not isinstance(value, list) or not all(isinstance(v, bool) for v in value):
+                raise ValueError(f"not a seat view: expected a list of true/false, got {value!r}")
+            return tuple(value)
+
+        def cards(value: Any) -> tuple[Card, ...]:
+            if not isinstance(value, list):
+                raise ValueError(f"not a seat view: expected a list of cards, got {value!r}")
+            return tuple(parse_card(c) for c in value)
+
+        def card(value: Any) -> Card | None:
+            return None if value is None else parse_card(value)
+
+        def contract(value: Any) -> Contract:
+            return Contract(int(value["sets"]), int(value["runs"]),
+                            None if value.get("set_size") is None else int(value["set_size"]),
+                            None if value.get("run_size") is None else int(value["run_size"]))
+
+        final_queue = obj.get("final_queue")
+        return SeatView(
+            seat=int(obj["seat"]), players=tuple(str(p) for p in obj["players"]),
+            rules=str(obj["rules"]), phase=str(obj["phase"]), to_act=ints(obj["to_act"]),
+            hand_number=int(obj["hand_number"]),
+            contract=tuple(contract(c) for c in obj["contract"]), dealer=int(obj["dealer"]),
+            turn=int(obj["turn"]), hand=cards(obj["hand"]), hand_sizes=ints(obj["hand_sizes"]),
+            known=tuple(cards(k) for k in obj["known"]),
+            melds=tuple(SeatView._meld(m, rules) for m in obj["melds"]),
+            discard=cards(obj["discard"]), fresh=bool(obj["fresh"]),
+            stock_size=int(obj["stock_size"]), down=bools(obj["down"]),
+            floating=bools(obj["floating"]), out=bools(obj["out"]), buys=ints(obj["buys"]),
+            progress=ints(obj["progress"]), scores=tuple(ints(r) for r in obj["scores"]),
+            totals=ints(obj["totals"]), penalties=ints(obj["penalties"]),
+            taken=card(obj["taken"]), must_play=cards(obj["must_play"]),
+            winners=ints(obj["winners"]), ruleset=rules,
+            hand_index=int(obj.get("hand_index", int(obj["hand_number"]) - 1)),
+            asked=ints(obj["asked"]), window_mode=str(obj.get("window_mode", "")),
+            discarder=None if obj["discarder"] is None else int(obj["discarder"]),
+            pending_draw=bool(obj.get("pending_draw", False)),
+            reshuffles=int(obj.get("reshuffles", 0)), turns=int(obj.get("turns_played", 0)),
+            final_queue=None if final_queue is None else ints(final_queue),
+            bonus_caller=int(obj.get("bonus_caller", -1)),
+            gd_swaps=cards(obj.get("go_down_swaps", [])),
+            went_down_now=bool(obj.get("went_down_this_turn", False)),
+            need_layoff=bool(obj.get("must_lay_off", False)),
+            bonus_laid=bool(obj.get("bonus_laid_off", False)),
+        )
+
+    @staticmethod
+    def _meld(obj: Any, rules: RuleSet) -> Meld:
+        """A table meld from its JSON (owner, kind, cards; a run's suit and low end): the run
+        as named where those fit its cards, otherwise as its cards read under ``rules``."""
+        if not isinstance(obj, dict):
+            raise ValueError(f"not a meld: {obj!r}")
+        owner = int(obj["owner"])
+        kind = obj["kind"]
+        if kind not in (SET, RUN):
+            raise ValueError(f"a meld is a set or a run, not {kind!r}")
+        cards = tuple(parse_card(c) for c in obj["cards"])
+        suit_text, low = obj.get("suit"), obj.get("low")
+        if kind == RUN and suit_text in tuple(SUITS) and isinstance(low, int):
+            suit = SUITS.index(suit_text)
+            wild = (JOKER, *(make_card(2, s) for s in range(4) if rules.deuces_wild))
+            if low >= 1 and low + len(cards) <= 15 and all(
+                    c == make_card(low + i, suit) or c in wild for i, c in enumerate(cards)):
+                return Meld(owner, RUN, cards, suit, low)
+        for m in meld_readings(cards, owner, rules, first_down=False):
+            if m.kind == kind and m.cards == cards:
+                return m
+        raise ValueError(f"{' '.join(card_str(c) for c in cards)} is not a {kind} under "
+                         f"these rules")
 
 
 def stacked_deck(rules: RuleSet, players: int, dealer: int, hands: Sequence[Sequence[Card]],
