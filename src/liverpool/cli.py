@@ -1,6 +1,7 @@
 """The ``liverpool`` command: ``play`` (terminal), ``serve`` (browser), ``demo`` (a simulated
-game with its log), ``replay``, ``simulate``, ``bench``, ``soak``. Interfaces talk to the engine
-only through actions, legal actions and views."""
+game with its log), ``replay``, ``simulate``, ``bot`` (a built-in bot on the bot protocol),
+``bench``, ``soak``. Interfaces talk to the engine only through actions, legal actions and
+views."""
 
 from __future__ import annotations
 
@@ -151,6 +152,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bot(args: argparse.Namespace) -> int:
+    """A built-in bot on the bot protocol: JSON lines on standard input and output."""
+    import contextlib
+
+    from .bots.stdio import serve_bot
+
+    out = sys.stdout
+    with contextlib.suppress(AttributeError, ValueError):
+        sys.stdin.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
+        out.reconfigure(encoding="utf-8")  # type: ignore[union-attr]
+    # whatever else prints (a library, a stray debug line) lands on stderr, not in the protocol
+    with contextlib.redirect_stdout(sys.stderr):
+        return serve_bot(args.level, sys.stdin, out)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="liverpool", description="Liverpool Rummy")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -221,6 +237,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--records", metavar="DIR", help="write every game's record here")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_lazy("simulate"))
+
+    p = sub.add_parser("bot", help="serve a built-in bot over the bot protocol (stdin/stdout)",
+                       description="Play a built-in bot over the bot protocol "
+                                   "(docs/bot-protocol.md): JSON lines on standard input and "
+                                   "output, so that other programs can seat it, e.g. "
+                                   "liverpool simulate --bots 'cmd:liverpool bot expert',basic")
+    p.add_argument("level", help="random, basic, expert, expert:400it or expert:200ms")
+    p.set_defaults(func=cmd_bot)
 
     p = sub.add_parser("bench", help="benchmarks: engine, solver and bots; or the web server")
     p.add_argument("target", nargs="?", default="engine", choices=("engine", "server"),
