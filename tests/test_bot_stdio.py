@@ -18,6 +18,7 @@ import json
 import queue
 import random
 import shlex
+import shutil
 import subprocess
 import sys
 import threading
@@ -364,3 +365,25 @@ def test_bot_command_through_the_simulator() -> None:
     result = play_game(spec)
     assert result.incidents == []
     assert len(result.hand_points) == 1
+
+
+# ---- the JavaScript example bot -----------------------------------------------------------
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_javascript_example_bot(preset: str) -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    games, players = 2, 3
+    bot = f"cmd:{shlex.quote(node)} {shlex.quote(str(ROOT / 'examples' / 'example_bot.js'))}"
+    done = subprocess.run(
+        [sys.executable, "-m", "liverpool.cli", "simulate", "--rules", preset,
+         "--games", str(games), "--players", str(players), "--bots", f"{bot},basic,basic",
+         "--bot-timeout", "60", "--workers", "1", "--seed", "3", "--json"],
+        capture_output=True, text=True, timeout=600, check=False, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["incidents"] == []
+    assert out["games"] == games
+    assert sum(b["games"] for b in out["bots"]) == games * players
+    assert sum(b["wins"] for b in out["bots"]) >= games  # every game finished with a winner
