@@ -1,7 +1,7 @@
 """The game engine: a whole Liverpool game as a deterministic state machine.
 
 Domain words: *hand* (one deal, with its contract; also the cards a seat holds), *turn*, *phase*
-(the decision point the game waits at, RULES.md section 5), *stock*, *discard pile*, *fresh*
+(the decision point the game waits at, docs/rules.md, Phases), *stock*, *discard pile*, *fresh*
 (the top discard is the last card discarded, so it may be bought), *buy round*, *playable-discard
 window* (call/pass after a discard that fits a meld), *floating* (hand emptied without a
 discard), *final turns* (house), *known cards* (cards a seat holds that everyone saw it take).
