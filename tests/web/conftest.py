@@ -283,3 +283,47 @@ async def finished_table(srv: Served, preset: str = "standard", seed: int = 11,
         raise AssertionError("the game did not end within 30 s")
     rec = (await srv.http.get(f"/api/tables/{tid}/record")).json()
     return tid, rec
+
+
+# ---- what a refused request must leave as it was (the security and fuzz tests) -------------
+def raw_json(obj: Any) -> bytes:
+    """JSON text as any client may write it: lone surrogates escaped (``"\\ud800"``), numbers
+    of any size (httpx's own encoder refuses to send a lone surrogate)."""
+    return json.dumps(obj).encode("ascii")
+
+
+async def post_json(srv: Served, path: str, obj: Any, **headers: str) -> httpx.Response:
+    return await srv.http.post(path, content=raw_json(obj),
+                               headers={"content-type": "application/json", **headers})
+
+
+async def lobby_state(srv: Served) -> dict[str, Any]:
+    """The lobby as every client sees it (all its pages), the tables in memory and the tables
+    the store would resume."""
+    registry = srv.app.state.registry
+    listed: list[Any] = []
+    offset = 0
+    while True:
+        r = await srv.http.get("/api/tables", params={"offset": offset})
+        assert r.status_code == 200, r.text
+        page = r.json()
+        listed.extend(page["tables"])
+        offset += len(page["tables"])
+        if "total" not in page or not page["tables"] or offset >= page["total"]:
+            break
+    return {"lobby": listed, "owners": sorted(registry.owners),
+            "active": sorted(await srv.app.state.store.active_ids())}
+
+
+async def table_state(srv: Served, tid: str) -> dict[str, Any]:
+    """One table as stored and as its owner holds it (events, version, status, summary, the
+    game's snapshot)."""
+    stored = await srv.app.state.store.load(tid)
+    owner = srv.app.state.registry.owners.get(tid)
+    out: dict[str, Any] = {
+        "stored": None if stored is None else (stored.status, [
+            (e.version, e.kind, e.data) for e in stored.events])}
+    if owner is not None:
+        out.update(version=owner.version, status=owner.status, summary=owner.summary(),
+                   game=None if owner.game is None else owner.game.snapshot())
+    return out

@@ -1,0 +1,1000 @@
+"""The web server trusts no client (docs/security.md): one test per way a client could make the
+server run a command, show what it should not, spend without bound or change what it should not.
+Every refusal is checked to change nothing: the store, the tables in memory and the lobby are
+as they were.
+
+Domain words: *refusal* (a 4xx answer, a websocket ``error`` or a closed socket), *client* (the
+connecting address: every test here connects from 127.0.0.1), *raw client* (a socket speaking
+HTTP or the websocket protocol by hand, to send what a well-behaved library would not: a body
+that never comes, a socket that never reads).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import dataclasses
+import gc
+import json
+import logging
+import os
+import socket
+import struct
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from liverpool.bots.basic import BasicBot
+from liverpool.bots.expert import ExpertBot
+from liverpool.web import table as table_mod
+from liverpool.web.guard import Origins
+from liverpool.web.limits import Limits
+from liverpool.web.store import StoredEvent, StoredTable
+from liverpool.web.table import TableOwner, hash_token
+
+from .conftest import (
+    RELAXED,
+    Served,
+    free_port,
+    human_seats,
+    lobby_state,
+    post_json,
+    serve,
+    table_state,
+)
+
+SECURITY_HEADERS = {
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+}
+
+
+def relaxed(**changes: Any) -> Limits:
+    """The test server's limits with some set back to strict values."""
+    return dataclasses.replace(RELAXED, **changes)
+
+
+async def until(pred: Callable[[], Any], what: str, timeout: float = 60.0) -> None:
+    """Wait for ``pred()``; the timeout only guards against a hang."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not pred():
+        assert loop.time() < end, f"{what} did not happen"
+        await asyncio.sleep(0.02)
+
+
+@contextlib.asynccontextmanager
+async def unchanged(srv: Served, *tables: str) -> AsyncIterator[None]:
+    """The body's refusals leave the lobby, the tables in memory, the store and ``tables`` as
+    they were."""
+    before = (await lobby_state(srv), [await table_state(srv, t) for t in tables])
+    yield
+    after = (await lobby_state(srv), [await table_state(srv, t) for t in tables])
+    assert after == before
+
+
+def refused(r: Any, status: int, code: str, field: str | None = None) -> dict[str, Any]:
+    assert r.status_code == status, (r.status_code, r.text)
+    body: dict[str, Any] = r.json()
+    assert body["error"] == code and isinstance(body["message"], str) and body["message"], body
+    if field is not None:
+        assert body.get("field") == field, body
+    return body
+
+
+def seats_with_bot(level: Any) -> list[dict[str, Any]]:
+    return [{"kind": "human"}, {"kind": "bot", "level": level}, {"kind": "human"}]
+
+
+async def host_and_players(srv: Served, n: int, *names: str, **more: Any
+                           ) -> tuple[str, list[str]]:
+    """A table of ``n`` human seats, with ``names`` joined: its id and the tokens (host first)."""
+    t = await srv.create(human_seats(n), **more)
+    tid = t["table"]["id"]
+    tokens = [t["token"]]
+    for name in names:
+        r = await srv.join(tid, name)
+        assert r.status_code == 200, r.text
+        tokens.append(r.json()["token"])
+    return tid, tokens
+
+
+def port_of(srv: Served) -> int:
+    return int(srv.base.rsplit(":", 1)[1])
+
+
+# ---- 1. no client runs a command ---------------------------------------------------------------
+COMMAND_LEVELS = ['cmd@5s:sh -c "touch {f}"', ' cmd:sh -c "touch {f}"', '\tcmd:sh -c "touch {f}"',
+                  'Cmd@1s:sh -c "touch {f}"', 'CMD:sh -c "touch {f}"']
+OFF_LIST_LEVELS = ["expert:999999999ms", "expert:99999999it", "basic ", "Basic"]
+
+
+async def test_bot_levels_come_from_a_closed_list(sqlite_url: str, tmp_path: Path) -> None:
+    flag = tmp_path / "F"
+    async with serve(sqlite_url) as srv:
+        async with unchanged(srv):
+            for pattern in COMMAND_LEVELS + OFF_LIST_LEVELS:
+                level = pattern.format(f=flag)
+                r = await srv.http.post("/api/tables",
+                                        json={"nickname": "Ann", "seats": seats_with_bot(level)})
+                if r.status_code == 201 and "touch" in level:
+                    # taken (an older server did): start it as its host would, and give the
+                    # command its chance to run
+                    t = r.json()
+                    await srv.http.post(f"/api/tables/{t['table']['id']}/start",
+                                        json={"token": t["token"]})
+                    with contextlib.suppress(AssertionError):
+                        await until(flag.exists, "the command", timeout=5)
+                assert not flag.exists(), f"{level!r} ran a command"
+                refused(r, 400, "bad_request", "seats[1].level")
+        r = await srv.http.get("/api/config")
+        assert not any("cmd" in level.lower() for level in r.json()["levels"])
+    assert not flag.exists()
+
+
+async def test_refusals_never_tell_whether_a_host_path_exists(sqlite_url: str) -> None:
+    """A refused level's message is the same whether the program it names exists or not, and
+    never quotes the path."""
+    there, missing = sys.executable, "/nonexistent-liverpool-dir/prog"
+    async with serve(sqlite_url) as srv, unchanged(srv):
+        for form in ("cmd@1s:{p}", "cmd:{p}", "Cmd:{p} --flag", " cmd:{p}"):
+            answers = []
+            for path in (there, missing):
+                r = await srv.http.post("/api/tables", json={
+                    "nickname": "Ann", "seats": seats_with_bot(form.format(p=path))})
+                body = refused(r, 400, "bad_request", "seats[1].level")
+                assert path not in body["message"]
+                answers.append(body)
+            assert answers[0] == answers[1], answers
+
+
+async def test_a_stored_command_level_is_never_run(sqlite_url: str, tmp_path: Path) -> None:
+    """A table row holding a ``cmd:`` level (as an older version could write) is played by the
+    basic bot; the command never runs."""
+    flag = tmp_path / "F"
+    token = "host-token-of-a-stored-table-0123456789"
+    config = {"rules": "standard", "overrides": {"hands": [1]}, "seed": 5,
+              "turn_timer": 0.01, "buy_timer": None,
+              "seats": [{"kind": "human", "level": None},
+                        {"kind": "bot", "level": f'cmd:sh -c "touch {flag}"'},
+                        {"kind": "bot", "level": f'cmd@1s:sh -c "touch {flag}"'}]}
+    async with serve(sqlite_url) as srv:
+        tid = "storedcmd"
+        await srv.app.state.store.create_table(StoredTable(tid, time.time(), "open", config, [
+            StoredEvent(0, "create", {"seat": 0, "name": "Ann",
+                                      "token_hash": hash_token(token)})]))
+        r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": token})
+        assert r.status_code == 200, r.text
+        owner = srv.app.state.registry.owners[tid]
+
+        def both_bots_played() -> bool:
+            g = owner.game
+            return g is not None and {a.player for a in g.actions} >= {1, 2}
+
+        await until(lambda: flag.exists() or both_bots_played(), "the bots' moves", 60)
+        assert not flag.exists()
+        assert all(type(owner.bots[s]) is BasicBot for s in (1, 2)), owner.bots
+    assert not flag.exists()
+
+
+# ---- 2. client text ----------------------------------------------------------------------------
+BAD_NICKNAMES = ["\ud800", "Ann\udfff", "A\x00B", "Ann\u202eevil", "A\u200bB", "\ufeffAnn",
+                 "   ", "\t \n", "x" * 25, "\U000f0000"]
+
+
+async def test_nicknames_are_checked_and_normalized(sqlite_url: str) -> None:
+    async with serve(sqlite_url) as srv:
+        tid, _ = await host_and_players(srv, 4, public=True)
+        async with unchanged(srv, tid):
+            for name in BAD_NICKNAMES:
+                r = await post_json(srv, "/api/tables",
+                                    {"nickname": name, "seats": human_seats(3)})
+                refused(r, 400, "bad_request", "nickname")
+                r = await post_json(srv, f"/api/tables/{tid}/join", {"nickname": name})
+                refused(r, 400, "bad_request", "nickname")
+        t = await srv.create(human_seats(3), nickname="Rene\u0301e")
+        assert t["table"]["seats"][0]["name"] == "Ren\u00e9e"
+        r = await srv.join(tid, "  Bo\u0301   Smith ")
+        assert r.status_code == 200
+        summary = (await srv.http.get(f"/api/tables/{tid}")).json()
+        assert summary["seats"][1]["name"] == "B\u00f3 Smith"
+        assert len("x" * 24) == 24 and (await srv.join(tid, "x" * 24)).status_code == 200
+
+
+async def test_a_stored_name_that_cannot_be_shown_never_breaks_the_lobby(db_url: str) -> None:
+    config = {"rules": "standard", "overrides": {}, "seed": 1, "turn_timer": None,
+              "buy_timer": None, "public": True, "seats": [{"kind": "human", "level": None}] * 3}
+    events = [StoredEvent(0, "create", {"seat": 0, "name": "\ud800Ann\u202e",
+                                        "token_hash": hash_token("t" * 30)}),
+              StoredEvent(1, "join", {"seat": 1, "name": "Bob\x00",
+                                      "token_hash": hash_token("u" * 30)})]
+
+    def shown(summary: dict[str, Any]) -> None:
+        assert [s["name"] for s in summary["seats"]] == ["\ufffdAnn\ufffd", "Bob\ufffd", None]
+
+    async with serve(db_url) as srv:
+        other = await srv.create(human_seats(3), public=True)
+        await srv.app.state.store.create_table(
+            StoredTable("oldname", time.time(), "open", config, events))
+        r = await srv.http.get("/api/tables/oldname")
+        assert r.status_code == 200, r.text
+        shown(r.json())
+        r = await srv.http.get("/api/tables")
+        assert r.status_code == 200, r.text
+        listed = {t["id"]: t for t in r.json()["tables"]}
+        assert other["table"]["id"] in listed
+        shown(listed["oldname"])
+        c = await srv.client("oldname", None)
+        shown((await c.until(lambda m: m["type"] == "welcome"))["table"])
+        await c.close()
+    async with serve(db_url) as srv:  # a restart on the same database
+        r = await srv.http.get("/api/tables")
+        assert r.status_code == 200, r.text
+        listed = {t["id"]: t for t in r.json()["tables"]}
+        assert other["table"]["id"] in listed
+        shown(listed["oldname"])
+        r = await srv.http.get("/api/tables/oldname")
+        assert r.status_code == 200
+        shown(r.json())
+
+
+# ---- 3. rule options and timers -----------------------------------------------------------------
+BIG = 10 ** 4299  # 4,300 digits: the largest number the server parses
+OPTIONS = [
+    ({"decks": 1_000_000}, "decks"),
+    ({"decks": BIG}, "decks"),
+    ({"decks": [[5, 2], [8, BIG]]}, "decks"),
+    ({"card_points": {"A": 10 ** 18}}, "card_points"),
+    ({"card_points": {"K": BIG}}, "card_points"),
+    ({"rummy_points": BIG}, "rummy_points"),
+    ({"deal_sizes": [60] * 7}, "deal_sizes"),
+    ({"deal_sizes": [10] * 13, "contracts": [{"sets": 2, "runs": 0}] * 13}, "deal_sizes"),
+    ({"progression": "own", "contracts": [{"sets": 2, "runs": 0}] * 13}, "contracts"),
+    ({"contracts": [{"sets": 7, "runs": 0}] * 7}, "contracts"),
+    ({"jokers_per_deck": 8}, "jokers_per_deck"),
+    ({"turn_limit": BIG}, "turn_limit"),
+    ({"penalty_cards": 10 ** 9}, "penalty_cards"),
+]
+
+
+async def test_rule_options_are_bounded_before_any_game_is_built(
+        sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[Any] = []
+    monkeypatch.setattr(TableOwner, "check_config", staticmethod(built.append))
+    async with serve(sqlite_url) as srv, unchanged(srv):
+        for overrides, knob in OPTIONS:
+            r = await post_json(srv, "/api/tables", {"nickname": "Ann", "seats": human_seats(3),
+                                                     "overrides": overrides})
+            refused(r, 400, "bad_rules", f"overrides.{knob}")
+            assert built == [], f"a game was built for {knob}"
+        body = b'{"nickname": "Ann", "seats": [{"kind": "human"}, {"kind": "human"}, ' \
+               b'{"kind": "human"}], "overrides": {"decks": 1' + b"0" * 4300 + b"}}"
+        r = await srv.http.post("/api/tables", content=body,
+                                headers={"content-type": "application/json"})
+        refused(r, 400, "bad_json")
+        assert built == []
+
+
+async def test_a_game_is_built_off_the_event_loop(sqlite_url: str,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a (large but allowed) game is being built for a new table, the server answers
+    others: building happens in a thread, never on the event loop."""
+    building, release, returned = threading.Event(), threading.Event(), threading.Event()
+    real = TableOwner.check_config
+
+    def slow_check(config: dict[str, Any]) -> None:
+        building.set()
+        release.wait(10)  # only a guard: the test releases it
+        real(config)
+        returned.set()
+
+    monkeypatch.setattr(TableOwner, "check_config", staticmethod(slow_check))
+    async with serve(sqlite_url) as srv:
+        create = asyncio.create_task(srv.http.post("/api/tables", json={
+            "nickname": "Ann", "seats": human_seats(8),
+            "overrides": {"decks": 4, "jokers_per_deck": 4, "deal_sizes": [20] * 7}}))
+        await until(building.is_set, "the game being built")
+        r = await srv.http.get("/api/config")
+        assert r.status_code == 200
+        assert not returned.is_set(), "the server answered only once the game was built"
+        release.set()
+        r = await create
+        assert r.status_code == 201, r.text
+
+
+async def test_timers_under_the_minimum_are_refused(sqlite_url: str) -> None:
+    async with serve(sqlite_url, limits=Limits()) as srv:
+        async with unchanged(srv):
+            for field, value in (("turn_timer", 1), ("buy_timer", 4.9), ("turn_timer", 0.01),
+                                 ("buy_timer", 3601), ("turn_timer", float("nan"))):
+                r = await post_json(srv, "/api/tables", {"nickname": "Ann",
+                                                         "seats": human_seats(3), field: value})
+                refused(r, 400, "bad_request", field)
+        t = await srv.create(human_seats(3), turn_timer=5, buy_timer=5)
+        assert t["table"]["turn_timer"] == 5.0
+
+
+# ---- 4. bots think in their own pool -------------------------------------------------------------
+async def test_bots_think_in_their_pool_never_on_the_event_loop(
+        sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    threads: list[str] = []
+    for cls in (BasicBot, ExpertBot):
+        real = cls.choose
+
+        def recording(self: Any, *args: Any, _real: Any = real) -> Any:
+            threads.append(threading.current_thread().name)
+            return _real(self, *args)
+
+        monkeypatch.setattr(cls, "choose", recording)
+    async with serve(sqlite_url) as srv:
+        tables = []
+        for _ in range(2):
+            t = await srv.create([{"kind": "human"}, {"kind": "bot", "level": "expert:2it"},
+                                  {"kind": "bot", "level": "expert:3it"}],
+                                 overrides={"hands": [1]}, turn_timer=0.01)
+            r = await srv.http.post(f"/api/tables/{t['table']['id']}/start",
+                                    json={"token": t["token"]})
+            assert r.status_code == 200
+            tables.append(r.json())
+        owners = [srv.app.state.registry.owners[t["id"]] for t in tables]
+        # both tables progress (neither waits for the other's game to end)
+        await until(lambda: all(o.version >= t["version"] + 12 or o.status == "over"
+                                for o, t in zip(owners, tables, strict=True)),
+                    "both tables' moves", 120)
+    assert threads
+    assert all(name.startswith("liverpool-bots") for name in threads), set(threads)
+
+
+async def test_a_table_waits_for_one_bot_decision_at_a_time_in_order(
+        sqlite_url: str) -> None:
+    """With one bot worker: while one table's bot thinks (here: blocks), the server still
+    answers, another table's decision waits its turn in the pool, and no table ever has two
+    decisions waiting, so a waiting table is served after at most one more of another's."""
+    log: list[tuple[str, str | None]] = []  # ("submit" | "start" | "end", table)
+    gate = threading.Event()
+    async with serve(sqlite_url, limits=relaxed(bot_workers=1)) as srv:
+        registry = srv.app.state.registry
+        pool = registry.settings.pool()
+        blocked: list[str] = []
+
+        def table_of(args: tuple[Any, ...]) -> str | None:
+            for owner in registry.owners.values():
+                things = [*owner.rngs, *owner.bots.values(), owner.cover_bot]
+                if any(any(a is x for x in things) for a in args):
+                    return str(owner.id)
+            return None
+
+        real_submit = pool.submit
+
+        def submit(fn: Any, *args: Any) -> Any:
+            tid = table_of((getattr(fn, "__self__", None), *args))
+            log.append(("submit", tid))
+
+            def run() -> Any:
+                log.append(("start", tid))
+                try:
+                    if tid is not None and not blocked:
+                        blocked.append(tid)  # the first decision waits for the test
+                        gate.wait(20)  # only a guard: the test opens it
+                    return fn(*args)
+                finally:
+                    log.append(("end", tid))
+
+            return real_submit(run)
+
+        pool.submit = submit  # type: ignore[method-assign]
+        tables = []
+        for _ in range(2):
+            t = await srv.create([{"kind": "human"}, {"kind": "bot", "level": "basic"},
+                                  {"kind": "bot", "level": "basic"}],
+                                 overrides={"hands": [1]}, turn_timer=0.01)
+            tables.append(t)
+        a, b = (t["table"]["id"] for t in tables)
+
+        async def start(t: dict[str, Any]) -> None:
+            r = await srv.http.post(f"/api/tables/{t['table']['id']}/start",
+                                    json={"token": t["token"]})
+            assert r.status_code == 200
+
+        await start(tables[0])
+        await until(lambda: ("start", a) in log, "table A's first decision")
+        await start(tables[1])
+        await until(lambda: ("submit", b) in log, "table B's first decision")
+        # A's bot holds the only worker: the server still answers, B's decision waits
+        assert (await srv.http.get("/api/config")).status_code == 200
+        spectator = await srv.client(b, None)
+        await spectator.send({"type": "ping"})
+        await spectator.until(lambda m: m["type"] == "pong")
+        await spectator.close()
+        assert ("start", b) not in log
+        gate.set()
+
+        def starts(tid: str) -> int:
+            return log.count(("start", tid))
+
+        owners = [registry.owners[a], registry.owners[b]]
+        await until(lambda: all(starts(o.id) >= 8 or o.status == "over" for o in owners),
+                    "both tables' decisions", 120)
+    mine = [(what, tid) for what, tid in log if tid in (a, b)]
+    # one decision at a time in the pool, in the order they were queued
+    running = [e for e in mine if e[0] != "submit"]
+    assert all(running[i][0] == "start" and running[i + 1] == ("end", running[i][1])
+               for i in range(0, len(running) - 1, 2))
+    assert [tid for what, tid in mine if what == "start"] == \
+        [tid for what, tid in mine if what == "submit"][:starts(a) + starts(b)]
+    # never two decisions of one table waiting
+    for tid in (a, b):
+        waiting = 0
+        for what, who in mine:
+            if who == tid:
+                waiting += {"submit": 1, "start": 0, "end": -1}[what]
+                assert waiting <= 1
+    # so a decision queued by one table waits for at most one of the other's
+    for i, (what, tid) in enumerate(mine):
+        if what == "submit":
+            j = mine.index(("start", tid), i) if ("start", tid) in mine[i:] else len(mine)
+            assert sum(1 for e in mine[i:j] if e[0] == "start" and e[1] != tid) <= 1
+
+
+# ---- 5. rates, caps, expiry, the lobby, private tables, removals ---------------------------------
+async def test_creates_are_rate_limited_per_address(sqlite_url: str) -> None:
+    async with serve(sqlite_url, limits=relaxed(create_rate="3/minute")) as srv:
+        for _ in range(3):
+            await srv.create(human_seats(3), public=True)
+        async with unchanged(srv):
+            r = await srv.http.post("/api/tables", json={"nickname": "Ann",
+                                                         "seats": human_seats(3),
+                                                         "public": True})
+            refused(r, 429, "rate_limited")
+            assert int(r.headers["retry-after"]) >= 1
+
+
+async def test_joins_and_starts_are_rate_limited_per_address(sqlite_url: str) -> None:
+    async with serve(sqlite_url, limits=relaxed(join_rate="2/minute",
+                                                start_rate="1/minute")) as srv:
+        tid, tokens = await host_and_players(srv, 4, "Bob", "Cy")
+        async with unchanged(srv, tid):
+            r = await srv.join(tid, "Dee")
+            refused(r, 429, "rate_limited")
+            assert int(r.headers["retry-after"]) >= 1
+        other, other_tokens = await host_and_players(srv, 3)
+        r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": tokens[0]})
+        assert r.status_code == 200
+        async with unchanged(srv, other):
+            r = await srv.http.post(f"/api/tables/{other}/start",
+                                    json={"token": other_tokens[0]})
+            refused(r, 429, "rate_limited")
+            assert int(r.headers["retry-after"]) >= 1
+
+
+async def test_tables_waiting_to_start_are_capped(sqlite_url: str) -> None:
+    async with serve(sqlite_url, limits=relaxed(open_tables_per_client=2)) as srv:
+        first = await srv.create(human_seats(3), public=True)
+        await srv.create(human_seats(3), public=True)
+        body = {"nickname": "Ann", "seats": human_seats(3), "public": True}
+        async with unchanged(srv):
+            refused(await srv.http.post("/api/tables", json=body), 429, "too_many_tables")
+        r = await srv.http.post(f"/api/tables/{first['table']['id']}/start",
+                                json={"token": first["token"]})
+        assert r.status_code == 200
+        assert (await srv.http.post("/api/tables", json=body)).status_code == 201
+    # a new database: the tables above would be resumed
+    async with serve(sqlite_url + "-2", limits=relaxed(open_tables=2)) as srv:
+        await srv.create(human_seats(3))
+        await srv.create(human_seats(3))
+        async with unchanged(srv):
+            refused(await srv.http.post("/api/tables", json=body), 503, "busy")
+
+
+async def test_websocket_messages_are_rate_limited(sqlite_url: str) -> None:
+    async with serve(sqlite_url, limits=relaxed(message_rate="5/minute",
+                                                message_flood=1000)) as srv:
+        tid, _ = await host_and_players(srv, 3)
+        c = await srv.client(tid, None)  # the hello is the first of 5
+        for _ in range(50):
+            await c.send({"type": "ping"})
+        await c.until(lambda m: m["type"] == "error")
+        await c.drain(0.3)
+        kinds = [m["type"] for m in c.messages]
+        assert kinds.count("pong") == 4, kinds
+        errors = [m for m in c.messages if m["type"] == "error"]
+        assert [e["code"] for e in errors] == ["rate_limited"], errors
+        await c.close()
+    async with serve(sqlite_url, limits=relaxed(message_rate="5/minute",
+                                                message_flood=10)) as srv:
+        tid, _ = await host_and_players(srv, 3)
+        c = await srv.client(tid, None)
+        with contextlib.suppress(ConnectionClosed):
+            for _ in range(50):
+                await c.send({"type": "ping"})
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                await c.recv(10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+
+
+async def test_a_websocket_that_never_says_hello_is_closed(sqlite_url: str) -> None:
+    async with serve(sqlite_url, limits=relaxed(hello_timeout=0.3)) as srv:
+        tid, _ = await host_and_players(srv, 3)
+        c = await srv.client(tid, None, hello=False)
+        with pytest.raises(ConnectionClosed) as closed:
+            await c.recv(20)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+
+
+async def test_api_requests_are_rate_limited_per_address(sqlite_url: str) -> None:
+    async with serve(sqlite_url, limits=relaxed(request_rate="5/minute")) as srv:
+        for _ in range(5):
+            assert (await srv.http.get("/api/config")).status_code == 200
+        for r in (await srv.http.get("/api/config"), await srv.http.get("/api/tables"),
+                  await srv.http.post("/api/tables", json={"nickname": "Ann",
+                                                           "seats": human_seats(3)})):
+            refused(r, 429, "rate_limited")
+            assert int(r.headers["retry-after"]) >= 1
+        assert (await srv.http.get("/")).status_code == 200  # pages are not counted
+        assert srv.app.state.registry.owners == {}
+        assert await srv.app.state.store.active_ids() == []
+
+
+async def test_websockets_per_address_are_capped(sqlite_url: str) -> None:
+    async with serve(sqlite_url, limits=relaxed(sockets_per_client=2)) as srv:
+        tid, _ = await host_and_players(srv, 3)
+        first = await srv.client(tid, None)
+        second = await srv.client(tid, None)
+        for c in (first, second):
+            await c.until(lambda m: m["type"] == "welcome")
+        with pytest.raises(InvalidStatus):
+            await srv.client(tid, None)
+        await first.close()
+        await until(lambda: srv.app.state.registry.sockets.get("127.0.0.1", 0) < 2,
+                    "the server counting the closed socket")
+        third = await srv.client(tid, None)
+        await third.until(lambda m: m["type"] == "welcome")
+        await third.close()
+        await second.close()
+
+
+async def test_tables_not_started_in_time_expire(sqlite_url: str) -> None:
+    async with serve(sqlite_url, limits=relaxed(open_table_ttl=0.2)) as srv:
+        tid, tokens = await host_and_players(srv, 3, public=True)
+
+        async def status() -> str:
+            return str((await srv.http.get(f"/api/tables/{tid}")).json()["status"])
+
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 20
+        while await status() != "expired":
+            assert loop.time() < end, "the table did not expire"
+            await asyncio.sleep(0.05)
+        assert tid not in [t["id"] for t in (await lobby_state(srv))["lobby"]]
+        async with unchanged(srv, tid):
+            refused(await srv.join(tid, "Bob"), 410, "expired")
+            r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": tokens[0]})
+            refused(r, 410, "expired")
+
+
+async def test_the_lobby_lists_public_tables_a_page_at_a_time(sqlite_url: str) -> None:
+    async with serve(sqlite_url, limits=relaxed(lobby_page=2)) as srv:
+        public = [(await srv.create(human_seats(3), public=True))["table"]["id"]
+                  for _ in range(5)]
+        private = [(await srv.create(human_seats(3)))["table"]["id"] for _ in range(2)]
+        first = (await srv.http.get("/api/tables")).json()
+        assert first["total"] == 5 and len(first["tables"]) == 2
+        seen = []
+        for offset in range(0, 6, 2):
+            page = (await srv.http.get("/api/tables", params={"offset": offset,
+                                                              "limit": 100})).json()
+            assert len(page["tables"]) <= 2 and page["total"] == 5
+            seen += [t["id"] for t in page["tables"]]
+        assert seen == public[::-1]  # newest first, each public table once
+        assert not set(seen) & set(private)
+        assert all(t["public"] for t in first["tables"])
+
+
+async def test_tables_are_private_by_default(sqlite_url: str) -> None:
+    async with serve(sqlite_url) as srv:
+        t = await srv.create(human_seats(3))
+        tid = t["table"]["id"]
+        secret = t.get("join_secret") or ""
+        async with unchanged(srv, tid):
+            for body in ({"nickname": "Eve"}, {"nickname": "Eve", "secret": "wrong"},
+                         {"nickname": "Eve", "secret": secret[:-1]},
+                         {"nickname": "Eve", "secret": None}, {"nickname": "Eve", "secret": 7},
+                         {"nickname": "Eve", "secret": secret + "\u00e9"}):
+                refused(await post_json(srv, f"/api/tables/{tid}/join", body), 403,
+                        "bad_secret")
+        assert t["table"]["public"] is False
+        assert t["share_url"].endswith(f"/t/{tid}#join={secret}")  # the link holds the secret
+        r = await srv.http.post(f"/api/tables/{tid}/join",
+                                json={"nickname": "Bob", "secret": secret})
+        assert r.status_code == 200 and r.json()["seat"] == 1
+        pub = await srv.create(human_seats(3), public=True)
+        assert "#join=" not in pub["share_url"]
+        r = await srv.http.post(f"/api/tables/{pub['table']['id']}/join",
+                                json={"nickname": "Bob"})
+        assert r.status_code == 200
+
+
+async def test_the_host_removes_a_player_before_the_start(sqlite_url: str) -> None:
+    async with serve(sqlite_url) as srv:
+        tid, (host, bob, cy) = await host_and_players(srv, 4, "Bob", "Cy")
+        ws_bob = await srv.client(tid, bob)
+        await ws_bob.until(lambda m: m["type"] == "welcome")
+        await ws_bob.drain(0.1)
+        async with unchanged(srv, tid):  # only the host removes another player
+            r = await srv.http.post(f"/api/tables/{tid}/remove", json={"token": cy, "seat": 1})
+            refused(r, 403, "bad_token")
+            r = await srv.http.post(f"/api/tables/{tid}/remove",
+                                    json={"token": "x" * 30, "seat": 1})
+            refused(r, 403, "bad_token")
+        r = await srv.http.post(f"/api/tables/{tid}/remove", json={"token": host, "seat": 1})
+        assert r.status_code == 200, r.text
+        assert r.json()["seats"][1]["name"] is None
+        err = await ws_bob.until(lambda m: m["type"] == "error")
+        assert err["code"] == "removed"
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                await ws_bob.recv(10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4001
+        again = await srv.client(tid, bob)
+        assert (await again.recv())["code"] == "bad_token"
+        await again.close()
+        r = await srv.join(tid, "Dee")
+        assert r.status_code == 200 and r.json()["seat"] == 1
+        r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": host})
+        assert r.status_code == 200
+        async with unchanged(srv, tid):
+            r = await srv.http.post(f"/api/tables/{tid}/remove", json={"token": host, "seat": 2})
+            refused(r, 409, "started")
+
+
+# ---- 6. bodies and slow clients ------------------------------------------------------------------
+async def open_raw(srv: Served) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    return await asyncio.open_connection("127.0.0.1", port_of(srv))
+
+
+def post_head(srv: Served, *lines: str) -> bytes:
+    return "".join([f"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1:{port_of(srv)}\r\n"
+                    "Content-Type: application/json\r\n", *(f"{x}\r\n" for x in lines),
+                    "\r\n"]).encode()
+
+
+async def read_response(reader: asyncio.StreamReader) -> tuple[int, dict[str, str], Any]:
+    """One HTTP answer; the timeout only guards against a server that never answers."""
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 20)
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = {k.strip().lower(): v.strip() for k, v in
+               (x.split(":", 1) for x in lines[1:] if x)}
+    body = await asyncio.wait_for(reader.readexactly(int(headers["content-length"])), 20)
+    return status, headers, json.loads(body)
+
+
+async def test_a_body_declared_too_large_is_refused_before_it_is_read(sqlite_url: str) -> None:
+    async with serve(sqlite_url) as srv, unchanged(srv):
+        reader, writer = await open_raw(srv)
+        try:
+            writer.write(post_head(srv, "Content-Length: 300000000") + b'{"nickname": "A')
+            await writer.drain()
+            # nothing more is sent: the answer comes without the body
+            status, headers, body = await read_response(reader)
+        finally:
+            writer.close()
+        assert status == 413 and body["error"] == "too_large"
+        assert headers["x-content-type-options"] == "nosniff"
+
+
+async def test_a_body_without_a_length_is_cut_off_at_the_limit(sqlite_url: str) -> None:
+    async with serve(sqlite_url) as srv, unchanged(srv):
+        reader, writer = await open_raw(srv)
+        chunk = b"%x\r\n" % 10_000 + b" " * 10_000 + b"\r\n"
+        try:
+            writer.write(post_head(srv, "Transfer-Encoding: chunked") + chunk * 7)
+            await writer.drain()
+            # 70,000 bytes sent and the body not ended: the answer comes at 64 KiB
+            status, _, body = await read_response(reader)
+        finally:
+            writer.close()
+        assert status == 413 and body["error"] == "too_large"
+
+
+async def test_a_body_that_trickles_in_is_given_up(sqlite_url: str) -> None:
+    async with serve(sqlite_url, limits=relaxed(body_timeout=0.5)) as srv, unchanged(srv):
+        reader, writer = await open_raw(srv)
+        try:
+            writer.write(post_head(srv, "Content-Length: 1000") + b'{"nicknam')
+            await writer.drain()
+            status, _, body = await read_response(reader)
+        finally:
+            writer.close()
+        assert status == 408 and body["error"] == "slow_body"
+
+
+def ws_frame(text: str) -> bytes:
+    """One masked text frame, as a client sends it."""
+    data = text.encode()
+    mask = os.urandom(4)
+    n = len(data)
+    head = bytes([0x81, 0x80 | n]) if n < 126 else bytes([0x81, 0x80 | 126]) + \
+        struct.pack("!H", n)
+    return head + mask + bytes(x ^ mask[i % 4] for i, x in enumerate(data))
+
+
+async def test_a_websocket_client_that_does_not_read_is_dropped(
+        sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    limit = 20_000
+    peak: dict[int, int] = {}
+    real = table_mod.Conn.send_text
+
+    def send_text(self: Any, text: str) -> None:
+        real(self, text)
+        peak[id(self)] = max(peak.get(id(self), 0), self.queued_bytes)
+
+    monkeypatch.setattr(table_mod.Conn, "send_text", send_text)
+    async with serve(sqlite_url, limits=relaxed(send_queue_bytes=limit)) as srv:
+        tid, _ = await host_and_players(srv, 3)
+        owner = srv.app.state.registry.owners[tid]
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)  # a client that reads nothing
+        sock.setblocking(False)
+        await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port_of(srv)))
+        reader, writer = await asyncio.open_connection(sock=sock)
+        key = base64.b64encode(os.urandom(16)).decode()
+        writer.write(f"GET /ws/{tid} HTTP/1.1\r\nHost: 127.0.0.1:{port_of(srv)}\r\n"
+                     f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                     f"Sec-WebSocket-Version: 13\r\n\r\n".encode())
+        assert (await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 20)).startswith(
+            b"HTTP/1.1 101")
+        try:
+            writer.write(ws_frame(json.dumps({"type": "hello", "token": None, "version": -1})))
+            await until(lambda: owner.conns, "the hello")
+            conn = next(iter(owner.conns))
+            pings = ws_frame('{"type": "ping"}') * 200
+            sent = 0
+            while not conn.closed and sent < 500_000:  # the bound only guards against a hang
+                try:
+                    writer.write(pings)
+                    await writer.drain()
+                except ConnectionError:  # the server let the client go
+                    break
+                sent += 200
+                await asyncio.sleep(0)
+            assert conn.closed and (conn.close_code, conn.close_reason) == (1008, "too slow")
+            assert 0 < peak[id(conn)] <= limit
+            await until(lambda: conn not in owner.conns, "the server letting the client go")
+        finally:
+            writer.close()
+
+
+# ---- 7. JSON, storage, start-up, headers, hosts and origins -------------------------------------
+async def test_deep_json_and_huge_numbers_are_bad_json(sqlite_url: str) -> None:
+    deep = b"[" * 30_000 + b"]" * 30_000
+    deep_obj = b'{"nickname": ' + b'{"a":' * 10_000 + b"1" + b"}" * 10_000 + b"}"
+    nested = b'{"nickname": "Ann", "seats": ' + b"[" * 40 + b"]" * 40 + b"}"  # parses; too deep
+    huge = b'{"nickname": ' + b"7" * 5000 + b', "seats": [{"kind": "human"}]}'
+    async with serve(sqlite_url) as srv:
+        tid, tokens = await host_and_players(srv, 3, "Bob")
+        async with unchanged(srv, tid):
+            for path in ("/api/tables", f"/api/tables/{tid}/join", f"/api/tables/{tid}/start",
+                         f"/api/tables/{tid}/remove"):
+                for content in (deep, deep_obj, nested, huge):
+                    r = await srv.http.post(path, content=content,
+                                            headers={"content-type": "application/json"})
+                    refused(r, 400, "bad_json")
+            c = await srv.client(tid, tokens[1])
+            await c.until(lambda m: m["type"] == "welcome")
+            await c.drain(0.1)
+            for text in (deep.decode(), '{"type": "hello", "token": null, "version": '
+                         + "9" * 5000 + "}", '{"type": "ping", "x": ' + "[" * 30_000
+                         + "]" * 30_000 + "}"):
+                await c.send(text)
+                err = await c.until(lambda m: m["type"] == "error")
+                assert err["code"] == "bad_json", err
+            await c.send({"type": "ping"})  # the connection still serves
+            assert await c.until(lambda m: m["type"] in ("pong", "error")) == {"type": "pong"}
+            await c.close()
+
+
+async def run_cli(*args: str, timeout: float = 60.0) -> tuple[int | None, str]:
+    """``python -m liverpool.cli ARGS``: its exit code (None if it had to be stopped) and
+    standard error. The timeout only guards against a server that keeps running."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "liverpool.cli", *args, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+    try:
+        _, err = await asyncio.wait_for(proc.communicate(), timeout)
+    except TimeoutError:
+        proc.kill()
+        _, err = await proc.communicate()
+        return None, err.decode(errors="replace")
+    return proc.returncode, err.decode(errors="replace")
+
+
+async def test_one_server_per_sqlite_file(sqlite_url: str) -> None:
+    async with serve(sqlite_url) as srv:
+        t = await srv.create(human_seats(3))
+        code, err = await run_cli("serve", "--db", sqlite_url, "--port", str(free_port()),
+                                  timeout=30)
+        assert code == 1, (code, err)
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+        assert sqlite_url in err
+        # the first server goes on as before
+        r = await srv.http.get(f"/api/tables/{t['table']['id']}")
+        assert r.status_code == 200
+
+
+async def test_a_data_directory_that_cannot_be_made_is_one_line(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.write_text("a file, not a directory")
+    code, err = await run_cli("serve", "--db", str(plain / "sub" / "games.db"), "--port",
+                              str(free_port()), timeout=30)
+    assert code in (1, 2), (code, err)
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert str(plain) in err
+
+
+async def test_security_headers_on_every_answer(sqlite_url: str) -> None:
+    async with serve(sqlite_url, origins=Origins.build(None, [], [], "127.0.0.1")) as srv:
+        answers = [await srv.http.get("/"), await srv.http.get("/t/abc"),
+                   await srv.http.get("/static/app.js"), await srv.http.get("/api/config"),
+                   await srv.http.get("/api/tables"), await srv.http.get("/api/tables/zzz"),
+                   await srv.http.post("/api/tables", content=b"{",
+                                       headers={"content-type": "application/json"}),
+                   await srv.http.post("/api/tables", content=b"{}",
+                                       headers={"content-type": "text/plain"}),
+                   await srv.http.get("/api/config", headers={"host": "evil.example"})]
+        assert [r.status_code for r in answers][-3:] == [400, 415, 400]
+        for r in answers:
+            csp = r.headers.get("content-security-policy", "")
+            assert "frame-ancestors 'none'" in csp and "default-src 'self'" in csp, r.url
+            for name, value in SECURITY_HEADERS.items():
+                assert r.headers.get(name) == value, (r.url, name)
+
+
+async def test_a_forged_host_never_reaches_a_share_link(sqlite_url: str) -> None:
+    async with serve(sqlite_url, origins=Origins.build(None, [], [], "0.0.0.0")) as srv:
+        r = await srv.http.post("/api/tables", json={"nickname": "Ann", "seats": human_seats(3)},
+                                headers={"host": "evil.example"})
+        assert r.status_code == 201
+        t = r.json()
+        assert "evil" not in t["share_url"]
+        assert t["share_url"] == f"/t/{t['table']['id']}#join={t['join_secret']}"
+    async with serve(sqlite_url, origins=Origins.build(None, [], [], "127.0.0.1")) as srv:
+        async with unchanged(srv):
+            for method, path in (("GET", "/api/config"), ("POST", "/api/tables"),
+                                 ("GET", "/")):
+                r = await srv.http.request(method, path, json={"nickname": "Ann",
+                                                               "seats": human_seats(3)},
+                                           headers={"host": "evil.example"})
+                refused(r, 400, "bad_host")
+        t = await srv.create(human_seats(3))  # the address used: a link people can open
+        assert t["share_url"].startswith(f"{srv.base}/t/")
+
+
+async def test_websocket_and_post_origins(sqlite_url: str) -> None:
+    async with serve(sqlite_url) as srv:
+        tid, _ = await host_and_players(srv, 3)
+        url = f"{srv.ws_base}/ws/{tid}"
+        with pytest.raises(InvalidStatus):
+            async with connect(url, origin="http://evil.example"):  # type: ignore[arg-type]
+                pass
+        for origin in (srv.base, None):
+            async with connect(url, origin=origin) as ws:  # type: ignore[arg-type]
+                await ws.send(json.dumps({"type": "hello", "token": None, "version": -1}))
+                assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "welcome"
+        async with unchanged(srv, tid):
+            body = {"nickname": "Eve", "seats": human_seats(3)}
+            r = await srv.http.post("/api/tables", json=body,
+                                    headers={"origin": "http://evil.example"})
+            refused(r, 403, "bad_origin")
+            r = await srv.http.post(f"/api/tables/{tid}/join", json={"nickname": "Eve"},
+                                    headers={"origin": "http://evil.example"})
+            refused(r, 403, "bad_origin")
+    async with serve(sqlite_url) as srv, unchanged(srv):
+        for ctype in ("text/plain", "application/x-www-form-urlencoded", ""):
+            r = await srv.http.post("/api/tables", content=json.dumps(body).encode(),
+                                    headers={"content-type": ctype})
+            refused(r, 415, "bad_content_type")
+
+
+# ---- found while writing these tests; the server is to be fixed ----------------------------------
+@pytest.mark.xfail(strict=True, reason="a stored bot level is shown as stored (displayable() "
+                   "masks names only): a lone surrogate in it makes the summary, the start and "
+                   "the whole lobby answer 500; the lobby's per-table guard encodes with "
+                   "ensure_ascii, so it never catches it")
+async def test_a_stored_level_that_cannot_be_shown_never_breaks_the_lobby(
+        sqlite_url: str) -> None:
+    token = "t" * 30
+    config = {"rules": "standard", "overrides": {}, "seed": 1, "turn_timer": None,
+              "buy_timer": None, "public": True,
+              "seats": [{"kind": "human", "level": None}, {"kind": "bot", "level": "\ud800x"},
+                        {"kind": "bot", "level": "basic\u202e"}]}
+    async with serve(sqlite_url) as srv:
+        other = await srv.create(human_seats(3), public=True)
+        await srv.app.state.store.create_table(StoredTable("oldlevel", time.time(), "open",
+                                                           config, [StoredEvent(0, "create", {
+                                                               "seat": 0, "name": "Ann",
+                                                               "token_hash": hash_token(token)})]))
+        r = await srv.http.get("/api/tables/oldlevel")
+        assert r.status_code == 200, r.text
+        levels = [s["level"] for s in r.json()["seats"]]
+        assert levels[0] is None and not any("\u202e" in x for x in levels[1:]), levels
+        r = await srv.http.get("/api/tables")
+        assert r.status_code == 200, r.text
+        assert {t["id"] for t in r.json()["tables"]} == {other["table"]["id"], "oldlevel"}
+        r = await srv.http.post("/api/tables/oldlevel/start", json={"token": token})
+        assert r.status_code == 200, r.text
+
+
+@pytest.mark.xfail(strict=True, reason="Action.from_json tests `kind not in _FIELDS` on an "
+                   "unhashable value: TypeError in the table's owner, logged as a failure, and "
+                   "the client gets no error")
+async def test_an_action_of_an_unhashable_type_is_refused(
+        sqlite_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.ERROR, logger="liverpool.web")
+    async with serve(sqlite_url) as srv:
+        tid, tokens = await host_and_players(srv, 3, "Bob", "Cy")
+        r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": tokens[0]})
+        assert r.status_code == 200
+        bob = await srv.client(tid, tokens[1])
+        sync = await bob.until(lambda m: m["type"] == "sync")
+        async with unchanged(srv, tid):
+            for kind in ([], {}, ["draw"]):
+                await bob.send({"type": "action", "version": sync["version"],
+                                "action": {"type": kind}})
+                await bob.send({"type": "hint"})  # answered in order, after the action
+                first = await bob.until(lambda m: m["type"] in ("error", "hint"))
+                assert first["type"] == "error" and first["code"] == "bad_message", first
+                await bob.until(lambda m: m["type"] == "hint")
+        await bob.close()
+    assert not [r for r in caplog.records if r.name == "liverpool.web"], caplog.text
+
+
+@pytest.mark.xfail(strict=True, reason="FastAPI's own refusals (unknown path or method under "
+                   "/api/, a query parameter that is not a number) answer {\"detail\": ...}, "
+                   "not the documented {\"error\", \"message\"}")
+async def test_routing_refusals_have_the_documented_form(sqlite_url: str) -> None:
+    async with serve(sqlite_url) as srv:
+        tid, _ = await host_and_players(srv, 3, public=True)
+        answers = [await srv.http.get("/api/tables?offset=abc"),
+                   await srv.http.get("/api/tables?limit=1e400"),
+                   await srv.http.get("/api/tables?offset=" + "9" * 5000),
+                   await srv.http.get("/api/nothing"),
+                   await srv.http.get("/api/tables/a%2Fb"),
+                   await srv.http.get(f"/api/tables/{tid}/join"),
+                   await srv.http.put("/api/tables", json={})]
+        for r in answers:
+            assert 400 <= r.status_code < 500, (r.url, r.status_code)
+            body = r.json()
+            assert isinstance(body.get("error"), str) and isinstance(body.get("message"), str), \
+                (r.url, body)
+
+
+@pytest.mark.xfail(strict=True, reason="Registry.get sets the loading future's exception when "
+                   "a stored table cannot be rebuilt, and nobody retrieves it: asyncio logs "
+                   "'Future exception was never retrieved' (an ERROR) on every such request")
+async def test_a_table_that_cannot_be_rebuilt_logs_no_unretrieved_error(
+        sqlite_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.ERROR, logger="asyncio")
+    config = {"rules": "standard", "overrides": {"no_such_knob": 1}, "seed": 1,
+              "turn_timer": None, "buy_timer": None, "public": True,
+              "seats": [{"kind": "human", "level": None}] * 3}
+    async with serve(sqlite_url) as srv:
+        await srv.app.state.store.create_table(StoredTable("unbuilt", time.time(), "open",
+                                                           config, [StoredEvent(0, "create", {
+                                                               "seat": 0, "name": "Ann",
+                                                               "token_hash": hash_token("t")})]))
+        r = await srv.http.get("/api/tables/unbuilt")
+        assert r.status_code == 503 and r.json()["error"] == "broken"
+        gc.collect()
+        await asyncio.sleep(0.05)
+    assert not [r for r in caplog.records if r.name == "asyncio"], caplog.text
