@@ -81,8 +81,8 @@ class Action:
         if not isinstance(obj, dict):
             raise ActionFormatError("an action must be a JSON object")
         kind = obj.get("type")
-        if kind not in _FIELDS:
-            raise ActionFormatError(f"unknown action type {kind!r}")
+        if not isinstance(kind, str) or kind not in _FIELDS:
+            raise ActionFormatError(f"unknown action type {str(kind)[:40]!r}")
         player = obj.get("player")
         if isinstance(player, bool) or not isinstance(player, int):
             raise ActionFormatError("an action needs \"player\", a seat number")

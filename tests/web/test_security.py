@@ -907,10 +907,6 @@ async def test_websocket_and_post_origins(sqlite_url: str) -> None:
 
 
 # ---- found while writing these tests; the server is to be fixed ----------------------------------
-@pytest.mark.xfail(strict=True, reason="a stored bot level is shown as stored (displayable() "
-                   "masks names only): a lone surrogate in it makes the summary, the start and "
-                   "the whole lobby answer 500; the lobby's per-table guard encodes with "
-                   "ensure_ascii, so it never catches it")
 async def test_a_stored_level_that_cannot_be_shown_never_breaks_the_lobby(
         sqlite_url: str) -> None:
     token = "t" * 30
@@ -935,9 +931,6 @@ async def test_a_stored_level_that_cannot_be_shown_never_breaks_the_lobby(
         assert r.status_code == 200, r.text
 
 
-@pytest.mark.xfail(strict=True, reason="Action.from_json tests `kind not in _FIELDS` on an "
-                   "unhashable value: TypeError in the table's owner, logged as a failure, and "
-                   "the client gets no error")
 async def test_an_action_of_an_unhashable_type_is_refused(
         sqlite_url: str, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.ERROR, logger="liverpool.web")
@@ -959,9 +952,6 @@ async def test_an_action_of_an_unhashable_type_is_refused(
     assert not [r for r in caplog.records if r.name == "liverpool.web"], caplog.text
 
 
-@pytest.mark.xfail(strict=True, reason="FastAPI's own refusals (unknown path or method under "
-                   "/api/, a query parameter that is not a number) answer {\"detail\": ...}, "
-                   "not the documented {\"error\", \"message\"}")
 async def test_routing_refusals_have_the_documented_form(sqlite_url: str) -> None:
     async with serve(sqlite_url) as srv:
         tid, _ = await host_and_players(srv, 3, public=True)
@@ -979,9 +969,6 @@ async def test_routing_refusals_have_the_documented_form(sqlite_url: str) -> Non
                 (r.url, body)
 
 
-@pytest.mark.xfail(strict=True, reason="Registry.get sets the loading future's exception when "
-                   "a stored table cannot be rebuilt, and nobody retrieves it: asyncio logs "
-                   "'Future exception was never retrieved' (an ERROR) on every such request")
 async def test_a_table_that_cannot_be_rebuilt_logs_no_unretrieved_error(
         sqlite_url: str, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.ERROR, logger="asyncio")

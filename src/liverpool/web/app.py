@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect
 
 from ..bots import LEVELS
@@ -142,6 +144,7 @@ class Registry:
             return owner
         except Exception as e:
             fut.set_exception(e)
+            fut.exception()  # the waiters, if any, get it; nobody else needs to be told
             raise
         finally:
             del self._loading[table_id]
@@ -316,6 +319,17 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
         return _api_error(exc)
 
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        codes = {404: "not_found", 405: "method_not_allowed"}
+        return _error(exc.status_code, codes.get(exc.status_code, "bad_request"),
+                      str(exc.detail)[:200])
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        where = [".".join(str(x) for x in e.get("loc", ())) for e in exc.errors()]
+        return _error(400, "bad_request", f"not a valid request: {', '.join(where)[:200]}")
+
     @app.exception_handler(StoreError)
     async def store_error(_request: Request, exc: StoreError) -> JSONResponse:
         log.warning("store: %s", exc)  # not to the client: it may quote other tables' rows
@@ -449,7 +463,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         for o in owners[start:start + size]:
             try:  # one table that cannot be shown never breaks the list
                 summary = o.summary()
-                dumps(summary).encode("utf-8")
+                json.dumps(summary, ensure_ascii=False).encode("utf-8")
                 page.append(summary)
             except Exception:
                 log.exception("table %s cannot be listed", o.id)

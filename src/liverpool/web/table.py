@@ -177,7 +177,8 @@ class TableOwner:
         self.deals: list[list[str]] | None = cfg.get("deals")
         self.turn_timer: float | None = cfg.get("turn_timer")
         self.buy_timer: float | None = cfg.get("buy_timer")
-        self.seats = [SeatState(i, s["kind"], s.get("level"),
+        self.seats = [SeatState(i, s["kind"], displayable(str(s["level"])) if s.get("level")
+                                else None,
                                 f"Bot {i + 1}" if s["kind"] == "bot" else None)
                       for i, s in enumerate(cfg["seats"])]
         self.game: Game | None = None
