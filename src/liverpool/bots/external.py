@@ -36,6 +36,16 @@ from ..actions import Action, ActionFormatError
 from ..engine import Game, SeatView
 from ..rules import PRESETS, RuleSet
 from .basic import BasicBot
+from .contain import (
+    MARK_ENV,
+    Member,
+    apply_limits,
+    become_subreaper,
+    end_family,
+    family,
+    marked,
+    new_mark,
+)
 
 PROTOCOL_VERSION = 1
 DEFAULT_TIMEOUT = 5.0  # seconds per decision, when neither the spec nor the environment says
@@ -221,18 +231,28 @@ class BotProcess:
         self.argv = list(argv)
         # kept open for the process's life (closed in ``stop``), so no context manager
         self._stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115
+        self._family: set[Member] = set()  # what the bot started, as last seen
+        self._looked = 0.0
+        self._mark = new_mark()
+        become_subreaper()
         with _CtrlCHeld() as held:
             try:
                 # a session of its own: Ctrl-C at the terminal reaches the host only, which
                 # then stops the bot; the whole group goes, with anything the bot started
                 self.proc = subprocess.Popen(
                     self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                    stderr=self._stderr, cwd=cwd, start_new_session=True, bufsize=0)
+                    stderr=self._stderr, cwd=cwd, start_new_session=True, bufsize=0,
+                    env={**os.environ, MARK_ENV: self._mark})
             except OSError as e:
                 self._stderr.close()
                 raise BotProtocolError("start", f"cannot start {shlex.join(self.argv)}: "
                                                 f"{e.strerror or e}") from None
             self._setup_pipes()
+            try:
+                apply_limits(self.pid)
+            except ValueError as e:
+                self.stop(grace=0)
+                raise BotProtocolError("start", str(e)) from None
         if held.caught:
             try:
                 held.deliver()
@@ -259,6 +279,12 @@ class BotProcess:
         return self.proc.poll() is None
 
     def send(self, message: dict[str, Any], deadline: float) -> None:
+        now = time.monotonic()
+        if now - self._looked > FAMILY_LOOK_EVERY:
+            # remember what the bot started, so a helper that leaves the family later (a
+            # double fork) is still ended with it
+            self._looked = now
+            self._family |= family(self.pid)
         data = memoryview((json.dumps(message, separators=(",", ":")) + "\n").encode())
         while data:
             try:
@@ -342,8 +368,11 @@ class BotProcess:
                     self.proc.wait(timeout=0.2)
         finally:
             # even when Ctrl-C lands in one of the waits above, nothing of the bot survives;
-            # the group may outlive its leader (a bot that started helpers of its own)
+            # the group may outlive its leader (a bot that started helpers of its own), and a
+            # helper may have left the group (setsid): the whole family is ended
+            members = self._family | family(self.pid) | marked(self._mark)
             self._signal(signal.SIGKILL)
+            end_family({m for m in members if m[0] != self.pid})
             _PROCESSES.discard(self)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout=1.0)
@@ -355,6 +384,7 @@ class BotProcess:
 
 
 _PROCESSES: set[BotProcess] = set()  # every bot process of this process not yet stopped
+FAMILY_LOOK_EVERY = 1.0  # seconds between looks at what a running bot has started
 
 
 class _CtrlCHeld(contextlib.AbstractContextManager["_CtrlCHeld"]):
