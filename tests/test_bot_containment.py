@@ -103,3 +103,43 @@ def test_cpu_and_memory_caps_apply_to_the_bot(tmp_path: Path,
     assert isinstance(bad, ExternalBot)
     with pytest.raises(Exception, match=CPU_ENV):
         bad.probe()
+
+
+def test_a_bot_seated_mid_game_gets_no_old_hand_ends(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A web table rebuilt after a restart seats its bot again in the middle of the game:
+    game_start, then hand_start of the current hand, then decisions; the hands before it are
+    over and no hand_end is sent for them afterwards."""
+    import json
+    import random
+
+    from liverpool.bots import BasicBot, bot_event, close_bot
+    from liverpool.bots.external import game_start_event, hand_start_event
+    from liverpool.engine import Game
+    from liverpool.rules import RuleSet
+
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv("BOT_LOG", str(log))
+    bots = Path(__file__).resolve().parent / "bots"
+    game = Game(RuleSet.preset("standard", {"hands": [1, 2, 3]}), 3, seed=6)
+    basic = BasicBot()
+    while len(game.scores) < 2:  # two hands played before the bot is seated again
+        seat = game.to_act()[0]
+        game.apply(basic.choose(game.view_for(seat), game.legal_actions(seat),
+                                random.Random(1)))
+    ext = make_bot(f"cmd:{sys.executable} {bots / 'fair.py'}")
+    try:
+        bot_event(ext, game_start_event(game, 0, 0))
+        bot_event(ext, hand_start_event(game))
+        asked = 0
+        while asked < 3 and not game.over:
+            seat = game.to_act()[0]
+            chooser = ext if seat == 0 else basic
+            asked += seat == 0
+            game.apply(chooser.choose(game.view_for(seat), game.legal_actions(seat),
+                                      random.Random(1)))
+    finally:
+        close_bot(ext)
+    kinds = [json.loads(x)["type"] for x in log.read_text().splitlines()]
+    assert kinds[:4] == ["hello", "game_start", "hand_start", "decide"]
+    assert "hand_end" not in kinds

@@ -540,6 +540,9 @@ class ExternalBot:
                 if clean.get("hand_number", self._hand_started + 1) <= self._hand_started:
                     return
                 self._hand_started = clean.get("hand_number", self._hand_started + 1)
+                # a game joined mid-way (a web table after a restart): the hands before this
+                # one are over, and their ends are not news to send afterwards
+                self._hands_ended = max(self._hands_ended, self._hand_started - 1)
                 self._forward(clean)
             elif kind == "hand_end":
                 if clean.get("hand_number", self._hands_ended + 1) <= self._hands_ended:
