@@ -236,5 +236,6 @@ def test_the_incident_table_names_every_kind_the_host_records() -> None:
     assert {names(r[0])[0] for r in rows} == kinds
 
 
-def test_the_page_keeps_the_place_for_resource_limits() -> None:
-    assert "<!-- containment: to be completed -->" in page()
+def test_the_page_names_the_resource_limits() -> None:
+    from liverpool.bots.contain import CPU_ENV, MARK_ENV, MEMORY_ENV
+    assert all(name in page() for name in (CPU_ENV, MEMORY_ENV, MARK_ENV))

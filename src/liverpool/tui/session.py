@@ -26,6 +26,7 @@ from typing import Any
 
 from ..actions import Action
 from ..bots import Bot, BotSpecError, bot_event, close_bot, hint, make_bot
+from ..bots.external import game_end_event, game_start_event, hand_end_event, hand_start_event
 from ..cards import Card
 from ..engine import Game, IllegalActionError, SeatView
 from ..narrate import describe
@@ -146,8 +147,10 @@ class Session:
         self.warned: set[int] = set()  # seats already announced on one card this hand
         for s, bot in enumerate(self.bots):
             if bot is not None:
-                bot_event(bot, {"type": "game_start", "seat": s, "players": list(game.players),
-                                "rules": game.rules.name})
+                # the same events every host sends (rules with overrides, the bot's seed)
+                bot_event(bot, game_start_event(game, s))
+                if not game.over:
+                    bot_event(bot, hand_start_event(game))
 
     # ---- starting ------------------------------------------------------------------------
     @classmethod
@@ -338,10 +341,11 @@ class Session:
         after = g.view_for(self.human)
         if len(after.scores) > hands_before:
             ev.hand = self._hand_result(before, a, after)
-            for s, bot in enumerate(self.bots):
+            for bot in self.bots:
                 if bot is not None:
-                    bot_event(bot, {"type": "hand_end", "seat": s,
-                                    "scores": list(after.scores[-1])})
+                    bot_event(bot, hand_end_event(g))
+                    if not g.over:
+                        bot_event(bot, hand_start_event(g))
         else:
             if after.hand_index != self.warned_hand:
                 self.warned_hand, self.warned = after.hand_index, set()
@@ -352,10 +356,9 @@ class Session:
                     ev.warnings.append(f"{g.players[s]} has one card left")
         if g.over:
             ev.game_over = True
-            for s, bot in enumerate(self.bots):
+            for bot in self.bots:
                 if bot is not None:
-                    bot_event(bot, {"type": "game_end", "seat": s, "totals": list(g.totals),
-                                    "winners": list(g.winners)})
+                    bot_event(bot, game_end_event(g))
         return ev
 
     def _hand_result(self, before: list[SeatView], a: Action, after: SeatView) -> HandResult:
