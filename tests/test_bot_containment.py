@@ -143,3 +143,28 @@ def test_a_bot_seated_mid_game_gets_no_old_hand_ends(tmp_path: Path,
     kinds = [json.loads(x)["type"] for x in log.read_text().splitlines()]
     assert kinds[:4] == ["hello", "game_start", "hand_start", "decide"]
     assert "hand_end" not in kinds
+
+
+def test_the_terminal_tells_of_an_incident(tmp_path: Path) -> None:
+    from liverpool.rules import RuleSet
+    from liverpool.tui.session import Session
+
+    bots = Path(__file__).resolve().parent / "bots"
+    garbage = f"cmd:{sys.executable} {bots / 'garbage.py'} 2"
+    session = Session.new(RuleSet.preset("standard", {"hands": [1]}), 3, f"{garbage},basic",
+                          "Ann", 5, str(tmp_path / "game.json"))
+    warnings: list[str] = []
+    try:
+        while not session.over and not warnings:
+            if session.human_to_act():
+                hinted = session.hint()
+                assert hinted is not None
+                ev = session.act(hinted[0])
+            else:
+                step = session.step_bot()
+                assert step is not None
+                ev = step
+            warnings += [w for w in ev.warnings if "bot failed" in w]
+    finally:
+        session.close()
+    assert warnings and "garbage" in warnings[0] and "basic bot plays" in warnings[0]

@@ -338,6 +338,12 @@ class Session:
         g.apply(a)  # raises IllegalActionError, the state unchanged
         self.save()
         ev = Event(a.player, a, text)
+        take = getattr(self.bots[a.player], "take_incidents", None)
+        for inc in take() if take is not None else ():
+            # an external bot broke the protocol: say so, as every host does
+            ev.warnings.append(f"{g.players[a.player]}'s bot failed ({inc['kind']}: "
+                               f"{inc['message']}); the basic bot plays the seat for the rest "
+                               f"of the game")
         after = g.view_for(self.human)
         if len(after.scores) > hands_before:
             ev.hand = self._hand_result(before, a, after)
