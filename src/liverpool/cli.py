@@ -263,6 +263,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--every-action", type=int, default=1_000,
                    help="games checked after every action (the rest at each hand's end)")
+    p.add_argument("--random-rules", action="store_true",
+                   help="each game plays its own random rule set (a preset with random "
+                        "overrides of nearly every knob) instead of the five presets")
     p.set_defaults(func=_lazy("soak"))
     return parser
 
