@@ -569,11 +569,24 @@ class Game:
         return self._best_go_down(seat)
 
     def _best_go_down(self, seat: int) -> GoDown | None:
-        keep = None
         if self.gd_swaps:
             w = self.gd_swaps[0]
             keep = (w, self.hands[seat].count(w) - self.gd_swaps.count(w))
-        return best_go_down(self.hands[seat], self.contract_for(seat), self.rules,
+            return best_go_down(self.hands[seat], self.contract_for(seat), self.rules,
+                                all_out=self._all_out(seat), keep_at_most=keep,
+                                **self._finish_terms())
+        return self._go_down_playing(seat, self.hands[seat], self.must_play)
+
+    def _go_down_playing(self, seat: int, hand: list[Card], owed: list[Card]
+                         ) -> GoDown | None:
+        """The best go-down from ``hand`` that melds every wild ``owed`` to the table: a player
+        who is not down can play such a wild (swapped with ``swap_needs_down`` off) only so.
+        The owed wilds are all jokers: ``check()`` refuses the rules that could owe a 2 here."""
+        keep = None
+        if owed:
+            w = owed[0]
+            keep = (w, hand.count(w) - owed.count(w))
+        return best_go_down(hand, self.contract_for(seat), self.rules,
                             all_out=self._all_out(seat), keep_at_most=keep,
                             **self._finish_terms())
 
@@ -850,6 +863,11 @@ class Game:
         for c in used.elements():
             if c in must:
                 must.remove(c)  # a wild owed to the table is played by melding it
+        if must and not (r.layoff_same_turn and not (r.layoff_needs_second_down
+                                                     and sum(self.down) < 1)):
+            raise IllegalActionError(
+                f"meld the {cards_str(must)} you took from the table in your go-down: you could "
+                f"not lay it off this turn")
         if not all_out and not self._can_finish(p, rest, must, False):
             raise IllegalActionError("you must keep a card you may discard")
 
@@ -996,7 +1014,14 @@ class Game:
         else:
             if r.swapped_joker_must_be_played:
                 must.append(wild)
-            if not self._can_finish(p, rest, must, self.need_layoff):
+            if must and not self.down[p]:
+                # not down (swap_needs_down off): the wild is played by melding it in this
+                # turn's go-down, so that go-down must exist
+                if self._go_down_playing(p, rest, must) is None:
+                    raise IllegalActionError(
+                        f"with that swap you could not go down using the {card_str(wild)}, and "
+                        f"you must play it this turn")
+            elif not self._can_finish(p, rest, must, self.need_layoff):
                 raise IllegalActionError("after that swap you could not finish the turn")
 
         def do() -> None:

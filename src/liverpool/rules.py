@@ -195,6 +195,15 @@ class RuleSet:
         need(self.swap_at_go_down >= 0, "swap_at_go_down", "must be 0 or more")
         need(not (self.swap_at_go_down and self.joker_swap == "none"), "swap_at_go_down",
              "needs joker_swap other than none")
+        need(not (self.swapped_joker_must_be_played and not self.swap_needs_down
+                  and self.deuces_wild and self.joker_swap != "none"),
+             "swapped_joker_must_be_played",
+             "with swap_needs_down off needs deuces_wild off (a player who is not down plays "
+             "the swapped wilds in the go-down, and a joker and a 2 may each fit it but not "
+             "both)")
+        need(not (self.swap_at_go_down > 1 and self.deuces_wild), "swap_at_go_down",
+             "above 1 needs deuces_wild off (the go-down must use every wild taken, and wilds "
+             "of different kinds, a joker and a 2, can each fit a go-down but not both)")
         need(not (self.deep_pickup and not self.buying), "deep_pickup", "needs buying on")
         if self.playable_discard in ("bonus", "standard"):
             need(self.down_may_take_discard, "playable_discard",
