@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import multiprocessing
 import os
 import random
 import signal
@@ -15,14 +16,17 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from liverpool import simulate
 from liverpool.actions import Action
 from liverpool.bots import BasicBot, BotSpecError, ExternalBot, bot_event, close_bot, make_bot
 from liverpool.bots.external import (
+    _PROCESSES,
     PROTOCOL_VERSION,
     TIMEOUT_ENV,
     BotProcess,
@@ -64,7 +68,7 @@ def gone(pid: int) -> bool:
         return True
 
 
-def wait_gone(pids: list[int], seconds: float = 5.0) -> list[int]:
+def wait_gone(pids: list[int], seconds: float = 30.0) -> list[int]:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         alive = [p for p in pids if not gone(p)]
@@ -490,38 +494,84 @@ def _numbers(value: Any) -> list[int]:
 
 # ---- processes, time limits, specs ----------------------------------------------------------
 
-def test_ctrl_c_leaves_no_bot_process(tmp_path: Path) -> None:
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """Ctrl-C handled the default way during the test, whatever the test process inherited: a
+    suite started in the background by a non-interactive shell ignores SIGINT, and so does
+    every process it starts unless told otherwise (that made the Ctrl-C tests fail on every
+    such run). The handler is a Python one, so a program the test starts gets the default
+    disposition back when it executes."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
+
+
+def _kill_test_bots(pids: list[int]) -> None:
+    """After a failure: end the test bots still running (each leads a process group of its
+    own), so that a failed run leaves nothing behind."""
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            if str(BOTS).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                os.killpg(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("target", ["group", "host"])
+def test_ctrl_c_leaves_no_bot_process(tmp_path: Path, ctrl_c: None, target: str) -> None:
+    """Ctrl-C at a terminal interrupts the whole process group (host and pool workers); an
+    interrupt sent to the host alone reaches the workers through it."""
     # the bots linger after their input closes: only the host's clean-up ends them
     env = {**os.environ, "BOT_PID_DIR": str(tmp_path), "BOT_LINGER": "300"}
     proc = subprocess.Popen(
         [str(BIN), "simulate", "--games", "200", "--players", "4", "--bots",
          f"{bot('fair.py')},{bot('fair.py')},basic,basic", "--workers", "2", "--json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    left: list[int] = []
     try:
-        deadline = time.monotonic() + 60
-        while len(list(tmp_path.iterdir())) < 6 and time.monotonic() < deadline:
+        # bounded waits that only guard against a hang
+        deadline = time.monotonic() + 120
+        while (len(list(tmp_path.iterdir())) < 6 and time.monotonic() < deadline
+               and proc.poll() is None):
             time.sleep(0.1)  # the check's handshake, then games under way in both workers
         assert len(list(tmp_path.iterdir())) >= 6
-        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C at a terminal does
-        proc.wait(timeout=60)
+        if target == "group":
+            os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C at a terminal does
+        else:
+            proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    pids = [int(p.name) for p in tmp_path.iterdir()]
-    assert wait_gone(pids) == []
+            proc.communicate()
+        left = wait_gone([int(p.name) for p in tmp_path.iterdir()])
+        _kill_test_bots(left)
+    assert proc.returncode == 130, err.decode()
+    assert "interrupted; no results" in err.decode() and out == b""
+    assert left == []
 
 
-def test_ctrl_c_while_a_bot_starts_leaves_no_process(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ctrl_c_while_a_bot_starts_leaves_no_process(monkeypatch: pytest.MonkeyPatch,
+                                                     ctrl_c: None) -> None:
     # Ctrl-C landing the moment the process exists, before the host holds it: once this
-    # leaked a bot that ignores its input (seen in CI as a survivor of the test above)
+    # leaked a bot that ignores its input (seen in CI as a survivor of the test above). The
+    # interrupt is held and handed to the handler in place once the process is registered.
     started: list[int] = []
+    registered: list[list[int]] = []  # the registered processes, when the interrupt came
+
+    def on_ctrl_c(signum: int, frame: Any) -> None:
+        registered.append([p.pid for p in _PROCESSES])
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_ctrl_c)
     real_popen = subprocess.Popen
 
     def popen_then_ctrl_c(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
         proc = real_popen(*args, **kwargs)
         started.append(proc.pid)
-        signal.raise_signal(signal.SIGINT)
+        signal.raise_signal(signal.SIGINT)  # handled at once, in this thread: no timing
         return proc
 
     monkeypatch.setattr(subprocess, "Popen", popen_then_ctrl_c)
@@ -536,7 +586,91 @@ def test_ctrl_c_while_a_bot_starts_leaves_no_process(monkeypatch: pytest.MonkeyP
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(started[0], signal.SIGKILL)
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert registered == [started]  # delivered once, after the registration
+    assert started[0] not in {p.pid for p in _PROCESSES}
+    assert signal.getsignal(signal.SIGINT) is on_ctrl_c
+
+
+def test_ctrl_c_while_the_pool_starts_leaves_no_worker(monkeypatch: pytest.MonkeyPatch,
+                                                       ctrl_c: None) -> None:
+    """Ctrl-C right after the first pool worker is forked, before the executor has started
+    its manager thread: once that left a worker nobody would tell to stop, and the host's
+    exit waited for it forever."""
+    real_start = multiprocessing.process.BaseProcess.start
+    forked: list[int] = []
+
+    def start_then_ctrl_c(self: multiprocessing.process.BaseProcess) -> None:
+        real_start(self)
+        assert self.pid is not None
+        forked.append(self.pid)
+        if len(forked) == 1:
+            signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", start_then_ctrl_c)
+    specs = specs_for(40, "arena", {"hands": [1]}, ["random", "random"], seed=3)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_local(specs, 2, False)
+        monkeypatch.undo()
+        deadline = time.monotonic() + 60  # a guard against a hang, not a time limit
+        while (left := [c for c in multiprocessing.active_children() if c.pid in forked]) \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        monkeypatch.undo()
+        for child in multiprocessing.active_children():
+            if child.pid in forked:
+                child.kill()
+                child.join()
+    assert forked and left == []
+
+
+def test_a_pool_worker_takes_ctrl_c_only_inside_a_game(monkeypatch: pytest.MonkeyPatch,
+                                                        ctrl_c: None) -> None:
+    """In a pool worker, Ctrl-C ends the game under way and its bots, raised once; anywhere
+    else (taking the next chunk, sending a result) it is only noted: raised there it would
+    kill the worker inside the executor's queue code or be swallowed by it. Either way the
+    worker starts no further game."""
+    played: list[int] = []
+    closing: list[int] = []
+
+    def game(spec: Any, keep_record: bool) -> Any:
+        played.append(spec.index)
+        if spec.index == 1:
+            signal.raise_signal(signal.SIGINT)  # Ctrl-C in the second game
+            pytest.fail("the interrupt did not end the game")
+        return spec.index
+
+    def stop_bots() -> None:
+        closing.append(len(played))
+        signal.raise_signal(signal.SIGINT)  # pressed again while the bots are stopped
+
+    monkeypatch.setattr(simulate, "play_game", game)
+    monkeypatch.setattr(simulate, "close_all", stop_bots)
+    specs = specs_for(4, "arena", {"hands": [1]}, ["random", "random"], seed=1)
+
+    # Ctrl-C while playing
+    monkeypatch.setattr(simulate, "_interrupted", True)  # left over: reset by the initializer
+    monkeypatch.setattr(simulate, "_playing", False)
+    simulate._start_worker(False)
+    with pytest.raises(KeyboardInterrupt):
+        simulate._play_chunk(specs, False)
+    assert played == [0, 1] and closing == [2]
+    with pytest.raises(KeyboardInterrupt):
+        simulate._play_chunk(specs, False)  # the next chunk: no game
+    assert played == [0, 1]
+
+    # Ctrl-C between chunks
+    simulate._start_worker(False)
+    assert len(simulate._play_chunk(specs[:1], False)) == 1
+    signal.raise_signal(signal.SIGINT)  # noted, not raised
+    with pytest.raises(KeyboardInterrupt):
+        simulate._play_chunk(specs, False)
+    assert played == [0, 1, 0]
+
+    # a host that ignores Ctrl-C has workers that ignore it too
+    simulate._start_worker(True)
+    assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
 
 
 def test_close_ends_a_bot_that_ignores_quit(tmp_path: Path) -> None:

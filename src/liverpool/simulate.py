@@ -12,9 +12,12 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import multiprocessing
+import os
 import random
+import signal
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +25,7 @@ from typing import Any
 
 from .bots import bot_event, close_bot, make_bot
 from .bots.external import (
+    _CtrlCHeld,
     close_all,
     game_end_event,
     game_start_event,
@@ -136,24 +140,77 @@ def play_game(spec: GameSpec, keep_record: bool = False) -> GameResult:
         record=game.record() if keep_record else None, incidents=incidents)
 
 
-_interrupted = False  # a worker that saw Ctrl-C plays no further game
+# ---- Ctrl-C in pool workers -------------------------------------------------------------------
+# Ctrl-C at a terminal reaches every process of the group: the host and its pool workers. In a
+# worker, a KeyboardInterrupt may only be raised inside a game. Raised anywhere else it lands in
+# the executor's own code: taking the next chunk from the call queue (the worker dies, the
+# executor then terminates the other workers, whose bots nobody stops any more) or sending a
+# result (the executor swallows it and the worker plays its queued chunks to the end). So a
+# worker notes the interrupt, raises it at most once and only while it plays, and starts no
+# further game.
+
+_interrupted = False  # this worker saw Ctrl-C: it plays no further game
+_playing = False  # this worker is inside a game, the one place an interrupt is raised
+
+
+def _on_ctrl_c(signum: int, frame: Any) -> None:
+    """A pool worker's SIGINT handler."""
+    global _interrupted
+    first = not _interrupted
+    _interrupted = True
+    if first and _playing:
+        raise KeyboardInterrupt
+
+
+def _start_worker(ignore_ctrl_c: bool) -> None:
+    """A pool worker's initializer: its SIGINT handler (or none, like its host), then SIGINT
+    unblocked (it was blocked while the pool started, see ``_pool_starting``: an interrupt that
+    came before this point was kept pending for the handler, not lost and not fatal)."""
+    global _interrupted, _playing
+    _interrupted = _playing = False
+    signal.signal(signal.SIGINT, signal.SIG_IGN if ignore_ctrl_c else _on_ctrl_c)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _play_chunk(specs: list[GameSpec], keep_record: bool) -> list[GameResult]:
-    global _interrupted
+    global _interrupted, _playing
     results = []
     try:
         for s in specs:
-            if _interrupted:
-                raise KeyboardInterrupt
-            results.append(play_game(s, keep_record))
+            _playing = True  # before the check: an interrupt is either raised or seen by it
+            try:
+                if _interrupted:
+                    raise KeyboardInterrupt
+                results.append(play_game(s, keep_record))
+            finally:
+                _playing = False
     except KeyboardInterrupt:
-        # a pool worker survives the exception and would take the queued chunks next; its
-        # exit runs no atexit hook, so any bot process still registered is stopped here
+        # the chunk fails (a partial chunk is no result); its exit runs no atexit hook, so
+        # any bot process still registered is stopped here
         _interrupted = True
         close_all()
         raise
     return results
+
+
+@contextlib.contextmanager
+def _pool_starting() -> Iterator[None]:
+    """Ctrl-C held while a process pool starts its workers, delivered once it stands. An
+    interrupt between the workers' fork and the start of the executor's manager thread left
+    workers nobody would ever tell to stop: the exit waited for them forever. SIGINT is also
+    blocked in this thread, so the workers forked here start with it blocked and take it once
+    their handler is in place (``_start_worker``)."""
+    with _CtrlCHeld() as held:
+        blocked = hasattr(signal, "pthread_sigmask")
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if blocked else set()
+        try:
+            yield
+        finally:
+            if blocked:
+                signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    if held.caught:
+        held.deliver()
 
 
 # ---- backends ---------------------------------------------------------------------------------
@@ -169,16 +226,36 @@ def run_local(specs: list[GameSpec], workers: int, keep_record: bool,
         return results
     chunk = max(1, min(8, len(specs) // (workers * 4) or 1))
     chunks = [specs[i:i + chunk] for i in range(0, len(specs), chunk)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        try:
-            for part in pool.map(_play_chunk, chunks, [keep_record] * len(chunks)):
-                results.extend(part)
-                if progress:
-                    progress(len(part))
-        except KeyboardInterrupt:
-            # Ctrl-C: the workers stop their games (and bots); start no further ones
+    ignore = signal.getsignal(signal.SIGINT) == signal.SIG_IGN  # the workers do as the host
+    before = {p.pid for p in multiprocessing.active_children()}
+    pool: ProcessPoolExecutor | None = None
+    started: list[int] = []
+    try:
+        with _pool_starting():
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker,
+                                       initargs=(ignore,))
+            # the first submissions start the workers (all of them when forking, one per
+            # submission otherwise) and the executor's manager thread
+            futures = [pool.submit(_play_chunk, c, keep_record) for c in chunks[:workers]]
+            started = [p.pid for p in multiprocessing.active_children()
+                       if p.pid is not None and p.pid not in before]
+        futures += [pool.submit(_play_chunk, c, keep_record) for c in chunks[workers:]]
+        futures.reverse()
+        while futures:
+            part = futures.pop().result()  # in order; a finished chunk is not kept twice
+            results.extend(part)
+            if progress:
+                progress(len(part))
+    except KeyboardInterrupt:
+        # Ctrl-C: the workers stop their games and bots and start no further ones. Ctrl-C at
+        # a terminal reached them already; an interrupt sent to this process alone is passed on
+        for pid in started:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGINT)
+        raise
+    finally:
+        if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
-            raise
     return sorted(results, key=lambda r: r.index)
 
 
@@ -279,8 +356,6 @@ def write_records(results: Sequence[GameResult], folder: Path) -> None:
 
 def main(args: Any) -> int:
     """``liverpool simulate``: run the games, show progress, print a table (or JSON)."""
-    import os
-
     from rich.console import Console
     from rich.progress import (
         BarColumn,
