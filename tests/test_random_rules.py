@@ -28,7 +28,7 @@ from strategies import accepted, rule_sets
 
 from liverpool import soak
 from liverpool.actions import Action
-from liverpool.cards import JOKER, Card
+from liverpool.cards import JOKER
 from liverpool.engine import Game, Phase, stacked_deck
 from liverpool.record import replay
 from liverpool.rules import KNOBS, PRESET_NAMES, Contract, RulesError, RuleSet
@@ -39,28 +39,6 @@ CUT_SAMPLE = 5  # a cut lists every count; applying a few of them on copies is e
 
 
 # ---- the checks, written from the state's fields ------------------------------------------
-
-def pack(rules: RuleSet, players: int) -> Counter[Card]:
-    """The pack from the rules: each deck's 52 cards and its jokers, times the decks in play
-    (the first ``decks`` step whose player count covers the table)."""
-    decks = next((d for top, d in rules.decks if players <= top), rules.decks[-1][1])
-    out: Counter[Card] = Counter({card: decks for card in range(52)})
-    if rules.jokers_per_deck:
-        out[JOKER] = decks * rules.jokers_per_deck
-    return out
-
-
-def cards_on_hand(game: Game) -> Counter[Card]:
-    """Hands + table melds + discard pile + stock, counted from the state's fields."""
-    out: Counter[Card] = Counter()
-    for hand in game.hands:
-        out.update(hand)
-    for meld in game.melds:
-        out.update(meld.cards)
-    out.update(game.discard)
-    out.update(game.stock)
-    return out
-
 
 def assert_can_act(game: Game, where: str) -> None:
     if game.over:
@@ -100,11 +78,11 @@ def choose(game: Game, rng: random.Random) -> Action:
 def play_to_the_end(rr: RandomRules, seed: int) -> Game:
     rules = rr.rules()
     game = Game(rules, rr.players, seed=seed)
-    full = pack(rules, rr.players)
+    full = soak.pack_of(rules, rr.players)
     bound = action_bound(rules, rr.players, sum(full.values()))
     rng = random.Random(seed)  # the choices
     pick = random.Random(~seed)  # which cut counts to try on copies
-    assert cards_on_hand(game) == full, "the deal does not hold the pack"
+    assert soak.cards_seen(game) == full, "the deal does not hold the pack"
     while not game.over:
         where = f"{rr.describe()} seed {seed}, action {len(game.actions)}"
         assert len(game.actions) < bound, f"{where}: the game did not end within {bound}"
@@ -116,11 +94,11 @@ def play_to_the_end(rr: RandomRules, seed: int) -> Game:
             for a in listed:
                 copy = game.clone()
                 copy.apply(a)  # a listed action never raises
-                assert cards_on_hand(copy) == full, f"{where}: {a} loses or makes cards"
+                assert soak.cards_seen(copy) == full, f"{where}: {a} loses or makes cards"
                 assert_can_act(copy, f"{where}, after listed {a.to_json()}")
         a = choose(game, rng)
         game.apply(a)
-        assert cards_on_hand(game) == full, f"{where}: {a} loses or makes cards"
+        assert soak.cards_seen(game) == full, f"{where}: {a} loses or makes cards"
     record = json.loads(json.dumps(game.record()))
     again = replay(record)
     assert again.error is None, again.error

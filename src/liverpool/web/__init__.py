@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import socket
 import sys
-
-_SPEC = re.compile(r"cmd(@[^:]*)?:", re.IGNORECASE)
 
 
 def parse_bot_commands(items: list[str]) -> dict[str, str]:
     """``NAME=COMMAND`` (or ``NAME=cmd@2s:COMMAND`` with its own time limit) -> NAME: the bot
     spec. The time limit's form is checked here; the program when the server starts."""
     from ..bots import BotSpecError, make_bot
+    from .table import bot_spec
 
     out: dict[str, str] = {}
     for item in items:
@@ -27,7 +25,7 @@ def parse_bot_commands(items: list[str]) -> dict[str, str]:
         name, command = name.strip(), command.strip()
         if not sep or not name or not command:
             raise ValueError(f"--bot-command {item!r}: write NAME=COMMAND")
-        spec = command if _SPEC.match(command) else f"cmd:{command}"
+        spec = bot_spec(command)
         try:
             make_bot(spec)
         except BotSpecError as e:
