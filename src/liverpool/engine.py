@@ -483,6 +483,25 @@ class Game:
             return tuple(self.asked)
         return (self.asked[0],)
 
+    def request_kinds(self, seat: int) -> tuple[str, ...]:
+        """What ``seat`` may ask for out of turn now: ``("buy",)`` while the top discard can be
+        bought by it (before the player on turn decides, counting the card that player draws,
+        or in the buy round it is asked in), ``("call",)`` in a call window it is asked in."""
+        return () if self.why_no_request(seat) else (
+            ("call",) if self.phase is Phase.CALL else ("buy",))
+
+    def why_no_request(self, seat: int) -> str | None:
+        """Why ``seat`` may not ask to buy or call the top discard now (None: it may)."""
+        ph = self.phase
+        if ph in (Phase.BUY, Phase.CALL):
+            if seat in self.asked:
+                return None
+            what = "buy round" if ph is Phase.BUY else "call window"
+            return f"you are not asked in this {what}"
+        if ph is not Phase.DRAW or not self.rules.buying or not self.discard or not self.fresh:
+            return "there is no discard to buy now"
+        return self._buy_refusal(seat, draw=True)
+
     def hand_number(self) -> int:
         return min(self.hand_index + 1, self._hands_total()) if self.over else self.hand_index + 1
 
@@ -702,20 +721,28 @@ class Game:
         self._finish_draw()
 
     def _buyers(self, draw: bool) -> list[int]:
+        order = [(self.turn + k) % self.n for k in range(1, self.n)]
+        return [q for q in order if self._buy_refusal(q, draw) is None]
+
+    def _buy_refusal(self, q: int, draw: bool) -> str | None:
+        """Why seat ``q`` is not asked in the buy round over the top discard, in a player's
+        words (None: it is asked); ``draw``: the player on turn draws a card from the stock."""
         r = self.rules
+        if q == self.turn:
+            return "it is your turn: take the discard instead of buying it"
+        if q == self.discarder:
+            return "you threw that card away: you cannot buy it back"
+        if self.out[q]:
+            return "you are out"
+        if self.floating[q]:
+            return "you are floating: you cannot buy"
+        if self.down[q] and not r.down_may_take_discard:
+            return "you are down: in these rules you may not take the discard"
+        if r.max_buys is not None and self.buys[q] >= r.max_buys:
+            return f"you have bought {self.buys[q]} times: the limit is {r.max_buys}"
         if self._stock_available() < r.penalty_cards + (1 if draw else 0):
-            return []
-        out = []
-        for k in range(1, self.n):
-            q = (self.turn + k) % self.n
-            if q == self.discarder or self.out[q] or self.floating[q]:
-                continue
-            if self.down[q] and not r.down_may_take_discard:
-                continue
-            if r.max_buys is not None and self.buys[q] >= r.max_buys:
-                continue
-            out.append(q)
-        return out
+            return "the stock is too low to pay the penalty card"
+        return None
 
     def _finish_draw(self) -> None:
         self.asked = []
