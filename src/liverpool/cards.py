@@ -4,6 +4,9 @@ A card is a small int (``Card``): ``suit * 13 + rank - 1`` for the 52 suited car
 order S H D C, ranks A=1 .. K=13) and ``JOKER`` (52) for a joker. Cards of several decks are
 interchangeable, so a hand is a multiset of these ints. Ints keep the engine and the solver fast;
 ``parse_card`` and ``card_str`` convert to and from the notation (``10H``, ``AS``, ``JK``).
+
+Domain words: *card*, *rank*, *suit*, *joker*, *wild* (a joker, or a 2 where 2s are wild:
+``is_wild`` is the one test every module uses).
 """
 
 from __future__ import annotations
@@ -83,15 +86,29 @@ def cards_str(cards: Iterable[Card]) -> str:
     return " ".join(card_str(c) for c in cards)
 
 
+def is_wild(card: Card, deuces_wild: bool) -> bool:
+    """Whether ``card`` is a wild: a joker, or a 2 where ``deuces_wild``. The one definition
+    (melds, solver, bots and the terminal all ask here); a wild 2 may still stand for itself
+    in a run of its suit or a set of 2s, which only a meld can tell."""
+    return card == JOKER or (deuces_wild and card % 13 == 1)
+
+
+def wild_cards(deuces_wild: bool) -> frozenset[Card]:
+    """Every card that ``is_wild`` under ``deuces_wild``: for loops over many cards, where
+    ``c in wilds`` is quicker than a call (it is built from ``is_wild``, not written again)."""
+    return _WILDS[deuces_wild]
+
+
 def sorted_cards(cards: Iterable[Card], wild_deuces: bool = False) -> list[Card]:
     """Hands and sets as outputs list them: suit then rank, wilds last."""
     if wild_deuces:
-        return sorted(cards, key=lambda c: (c == JOKER or c % 13 == 1, c))
+        return sorted(cards, key=_WILDS_LAST.__getitem__)
     return sorted(cards)
 
 
-def is_wild(card: Card, deuces_wild: bool) -> bool:
-    return card == JOKER or (deuces_wild and card % 13 == 1)
+_WILDS = (frozenset(c for c in range(NUM_KINDS) if is_wild(c, False)),
+          frozenset(c for c in range(NUM_KINDS) if is_wild(c, True)))
+_WILDS_LAST = tuple((is_wild(c, True), c) for c in range(NUM_KINDS))  # sort keys, 2s wild
 
 
 def new_deck(decks: int, jokers_per_deck: int) -> list[Card]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import ACE, JOKER, Card, card_str, make_card, rank_of, sorted_cards, suit_of
+from .cards import ACE, JOKER, Card, card_str, is_wild, make_card, rank_of, sorted_cards, suit_of
 from .rules import RuleSet
 
 SET = "set"
@@ -49,10 +49,6 @@ class Meld:
         return " ".join(card_str(c) for c in self.cards)
 
 
-def _wild(card: Card, deuces: bool) -> bool:
-    return card == JOKER or (deuces and card % 13 == 1)
-
-
 # ---- reading melds ---------------------------------------------------------------------------
 
 def read_set(cards: tuple[Card, ...], rules: RuleSet) -> tuple[int, int] | None:
@@ -60,7 +56,7 @@ def read_set(cards: tuple[Card, ...], rules: RuleSet) -> tuple[int, int] | None:
     deuces = rules.deuces_wild
     rank = 0
     for c in cards:
-        if not _wild(c, deuces):
+        if not is_wild(c, deuces):
             r = c % 13 + 1
             if rank and r != rank:
                 return None
@@ -81,7 +77,7 @@ def read_run(cards: tuple[Card, ...], rules: RuleSet) -> tuple[int, int, int] | 
     if n > 13:
         return None
     deuces = rules.deuces_wild
-    anchors = [(i, c) for i, c in enumerate(cards) if not _wild(c, deuces)]
+    anchors = [(i, c) for i, c in enumerate(cards) if not is_wild(c, deuces)]
     if not anchors and deuces:
         anchors = [(i, c) for i, c in enumerate(cards) if c != JOKER]  # a 2 in its own place
     if not anchors:
@@ -99,7 +95,7 @@ def read_run(cards: tuple[Card, ...], rules: RuleSet) -> tuple[int, int, int] | 
         target = make_card(lo + place, suit)
         if card == target:
             naturals += 1
-        elif not _wild(card, deuces):
+        elif not is_wild(card, deuces):
             return None
     return suit, lo, naturals
 
@@ -139,7 +135,7 @@ def why_not_meld(cards: tuple[Card, ...], rules: RuleSet) -> str:
 def layoff_ends(meld: Meld, card: Card, rules: RuleSet) -> tuple[str | None, ...]:
     """Where ``card`` can go on ``meld``: ``(None,)`` for a set, a subset of low/high for a run."""
     deuces = rules.deuces_wild
-    wild = _wild(card, deuces)
+    wild = is_wild(card, deuces)
     if meld.kind == SET:
         if wild or card % 13 + 1 == meld.key:
             return (None,)
@@ -183,11 +179,11 @@ def swap_options(meld: Meld, card: Card, rules: RuleSet) -> list[tuple[int, Card
     if meld.kind == SET:
         if rules.joker_swap != "runs_and_sets" or card % 13 + 1 != meld.key:
             return []
-        if _wild(card, deuces) and meld.key != 2:
+        if is_wild(card, deuces) and meld.key != 2:
             return []
         seen: dict[Card, int] = {}
         for place, c in enumerate(meld.cards):
-            if _wild(c, deuces) and not (c != JOKER and c % 13 + 1 == meld.key) and c not in seen:
+            if is_wild(c, deuces) and not (c != JOKER and c % 13 + 1 == meld.key) and c not in seen:
                 seen[c] = place
         return [(place, wild) for wild, place in seen.items()]
     if rules.joker_swap == "none":
@@ -199,7 +195,7 @@ def swap_options(meld: Meld, card: Card, rules: RuleSet) -> list[tuple[int, Card
         place = r - meld.lo
         if 0 <= place < len(meld.cards):
             c = meld.cards[place]
-            if c != card and _wild(c, deuces):
+            if c != card and is_wild(c, deuces):
                 return [(place, c)]
     return []
 
@@ -220,7 +216,6 @@ def borrow_places(meld: Meld, card: Card, rules: RuleSet) -> list[int]:
     minimum = max(3, rules.min_set if meld.kind == SET else rules.min_run)
     if n - 1 < minimum:
         return []
-    deuces = rules.deuces_wild
     if meld.kind == SET:
         if card == JOKER or card % 13 + 1 != meld.key or card not in meld.cards:
             return []
@@ -232,8 +227,7 @@ def borrow_places(meld: Meld, card: Card, rules: RuleSet) -> list[int]:
     places = []
     for place in (0, n - 1):
         c = meld.cards[place]
-        if c == card and c == meld.stands_for(place) and not (
-                c == JOKER or (deuces and c % 13 == 1 and c != meld.stands_for(place))):
+        if c == card and c == meld.stands_for(place):  # a natural: the very card of its place
             rest = list(meld.cards[1:] if place == 0 else meld.cards[:-1])
             if any(x == meld.stands_for(i + (1 if place == 0 else 0)) for i, x in enumerate(rest)):
                 places.append(place)

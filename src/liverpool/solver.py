@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from .cards import ACE, JOKER, Card, make_card
+from .cards import ACE, JOKER, Card, is_wild, make_card, wild_cards
 from .melds import RUN, SET, meld_readings
 from .rules import Contract, RuleSet
 
@@ -41,10 +41,6 @@ class GoDown:
     @property
     def key(self) -> tuple[int, int, tuple[Card, ...]]:
         return (self.points_left, len(self.left), self.left)
-
-
-def _is_wild(card: Card, deuces: bool) -> bool:
-    return card == JOKER or (deuces and card % 13 == 1)
 
 
 @dataclass(slots=True)
@@ -211,7 +207,7 @@ class _Search:
             ext = max(0, min_len - length)
             if exact is not None:
                 ext = exact - length
-            wild_naturals = sum(1 for r in used if _is_wild(have[r], True)) if self.deuces else 0
+            wild_naturals = sum(1 for r in used if is_wild(have[r], True)) if self.deuces else 0
             if ext + length > 13 or in_wild + ext > len(wilds) - wild_naturals:
                 continue
             size = length + ext
@@ -231,7 +227,7 @@ class _Search:
             rest_wilds = list(wilds)
             for r in used:
                 c = have[r]
-                if _is_wild(c, self.deuces):
+                if is_wild(c, self.deuces):
                     rest_wilds.remove(c)
                 else:
                     rest_nats.remove(c)
@@ -284,7 +280,7 @@ class _Search:
                 rest_nats = list(nats)
                 rest_wilds = list(wilds)
                 for card in use:
-                    if _is_wild(card, self.deuces):
+                    if is_wild(card, self.deuces):
                         rest_wilds.remove(card)
                     else:
                         rest_nats.remove(card)
@@ -313,7 +309,7 @@ class _Search:
                     lo = _extend_run(cards, lo, w)
             extra -= take
             if spec.kind == SET:
-                cards.sort(key=lambda c: (_is_wild(c, self.deuces) and not _set_of_deuces(cards),
+                cards.sort(key=lambda c: (is_wild(c, self.deuces) and not _set_of_deuces(cards),
                                           c))
             out.append((spec.kind, tuple(cards)))
         return tuple(out)
@@ -330,14 +326,14 @@ def _extend_run(cards: list[Card], lo: int, wild: Card) -> int:
 
 
 def _set_of_deuces(cards: list[Card]) -> bool:
-    return all(c == JOKER or c % 13 == 1 for c in cards) and any(c != JOKER for c in cards)
+    return all(is_wild(c, True) for c in cards) and any(c != JOKER for c in cards)
 
 
 def _split(hand: Iterable[Card], rules: RuleSet) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
     deuces = rules.deuces_wild
-    nats = tuple(sorted(c for c in hand if not _is_wild(c, deuces)))
+    nats = tuple(sorted(c for c in hand if not is_wild(c, deuces)))
     pts = rules.card_points
-    wilds = tuple(sorted((c for c in hand if _is_wild(c, deuces)),
+    wilds = tuple(sorted((c for c in hand if is_wild(c, deuces)),
                          key=lambda c: (-pts[0 if c == JOKER else c % 13 + 1], -c)))
     return nats, wilds
 
@@ -409,7 +405,8 @@ def _wilds_suffice(hand: Sequence[Card], contract: Contract, rules: RuleSet) -> 
     min(k * best, suit count) naturals. Sets likewise by rank. A 2 where 2s are wild counts both
     as a natural and as a wild, so this only ever rejects hands that truly cannot."""
     deuces = rules.deuces_wild
-    wilds = sum(1 for c in hand if c == JOKER or (deuces and c % 13 == 1))
+    wild = wild_cards(deuces)
+    wilds = sum(1 for c in hand if c in wild)
     need = 0
     if contract.runs:
         length = contract.run_size or rules.min_run
@@ -475,7 +472,7 @@ def _arrangements(cards: tuple[Card, ...], rules: RuleSet) -> list[tuple[str, tu
                         placed.append(target)
                     else:
                         placed.append(None)
-                if any(not _is_wild(c, deuces) for c in pool):
+                if any(not is_wild(c, deuces) for c in pool):
                     ok = False
                 if not ok:
                     continue
@@ -520,14 +517,11 @@ def brute_force_go_down(hand: Sequence[Card], contract: Contract, rules: RuleSet
             return
         kind = kinds[i]
         exact = contract.run_size if kind == RUN else contract.set_size
-        wild_pool: Counter[Card] = Counter({c: k for c, k in pool.items() if _is_wild(c, deuces)})
+        wild_pool: Counter[Card] = Counter({c: k for c, k in pool.items() if is_wild(c, deuces)})
         groups: dict[int, Counter[Card]] = {}
         for c, k in pool.items():
+            # by suit for a run, by rank for a set; a wild 2 too, as it may stand for itself
             g = (c // 13 if kind == RUN else c % 13 + 1) if c != JOKER else -1
-            if kind == RUN and deuces and c % 13 == 1:
-                g = c // 13  # a 2 may stand for itself in its suit's run
-            if kind == SET and deuces and c % 13 == 1:
-                g = 2
             if g >= 0:
                 groups.setdefault(g, Counter())[c] += k
         seen: set[tuple[Card, ...]] = set()
@@ -536,7 +530,7 @@ def brute_force_go_down(hand: Sequence[Card], contract: Contract, rules: RuleSet
                 if not natural_part:
                     continue
                 rest_wild = wild_pool.copy()
-                rest_wild.subtract(c for c in natural_part if _is_wild(c, deuces))
+                rest_wild.subtract(c for c in natural_part if is_wild(c, deuces))
                 rest_wild = +rest_wild
                 for wild_part in sub_multisets(rest_wild):
                     cards = tuple(sorted(natural_part + wild_part))

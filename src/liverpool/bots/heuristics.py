@@ -10,22 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..cards import JOKER, Card
+from ..cards import JOKER, Card, wild_cards
 from ..melds import Meld, layoff_ends
 from ..rules import Contract, RuleSet
 
 
-def is_wild(card: Card, rules: RuleSet) -> bool:
-    return card == JOKER or (rules.deuces_wild and card % 13 == 1)
-
-
 def usefulness(hand: Sequence[Card], contract: Contract, rules: RuleSet) -> dict[Card, float]:
     """A score per distinct card: 0 (no help toward the contract) .. 3 (part of a made group)."""
-    deuces = rules.deuces_wild
+    wilds = wild_cards(rules.deuces_wild)  # a set, not a call per card: every hand judged
     rank_count = [0] * 13
     suit_mask = [0, 0, 0, 0]  # bit r set: rank r held (bit 14 too for an ace)
     for c in hand:
-        if c == JOKER or (deuces and c % 13 == 1):
+        if c in wilds:
             continue
         r = c % 13
         rank_count[r] += 1
@@ -34,7 +30,7 @@ def usefulness(hand: Sequence[Card], contract: Contract, rules: RuleSet) -> dict
     want_runs = contract.runs > 0
     out: dict[Card, float] = {}
     for c in set(hand):
-        if c == JOKER or (deuces and c % 13 == 1):
+        if c in wilds:
             out[c] = 4.0
             continue
         r = c % 13

@@ -14,7 +14,7 @@ import random
 from collections.abc import Sequence
 
 from ..actions import Action
-from ..cards import JOKER, Card, make_card
+from ..cards import JOKER, Card, make_card, wild_cards
 from ..engine import Game, Phase
 from ..melds import SET, Meld, layoff_ends
 from ..rules import Contract, RuleSet
@@ -58,7 +58,7 @@ def _meld_fits(m: Meld, rules: RuleSet) -> frozenset[Card]:
     if got is None:
         if len(_MELD_FITS) > _CACHE_MAX:
             _MELD_FITS.clear()
-        wilds = [JOKER] + ([make_card(2, s) for s in range(4)] if rules.deuces_wild else [])
+        wilds = wild_cards(rules.deuces_wild)
         if m.kind == SET:
             near = [make_card(m.key, s) for s in range(4)]
         else:

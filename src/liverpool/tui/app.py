@@ -23,11 +23,11 @@ from textual.widgets import RichLog, Static
 from textual.worker import Worker, WorkerState
 
 from ..actions import Action
-from ..cards import Card, card_str
+from ..cards import Card, card_str, is_wild
 from ..engine import IllegalActionError, SeatView
 from .plain import arrange
 from .session import BotTurn, Event, Session
-from .text import action_label, arrangements, face, meld_text, question, sort_hand
+from .text import JOKER_STYLE, action_label, arrangements, face, meld_text, question, sort_hand
 from .widgets import (
     Menu,
     Notice,
@@ -214,8 +214,7 @@ class PlayApp(App[None]):
             if i:
                 t.append(" | ")
             for c in opts[self.choice[i]]:
-                t.append(face(c) + " ", style="bold magenta" if c == 52 or (
-                    deuces and c % 13 == 1) else "")
+                t.append(face(c) + " ", style=JOKER_STYLE if is_wild(c, deuces) else "")
         return t
 
     def prompt_text(self) -> Text:

@@ -32,7 +32,7 @@ def face(card: Card) -> str:
 
 
 def card_style(card: Card, deuces_wild: bool = False) -> str:
-    if card == JOKER or is_wild(card, deuces_wild):
+    if is_wild(card, deuces_wild):
         return JOKER_STYLE
     return SUIT_STYLES[suit_of(card)]
 
