@@ -12,51 +12,10 @@ from collections import Counter
 
 import pytest
 from conftest import C, act, stacked_game
-from scenario import draw_and_all_pass, everything, holds, illegal, phase_of, table
+from scenario import draw_and_all_pass, holds, illegal, phase_of, table
 
-from liverpool.cards import JOKER
 from liverpool.engine import Game, Phase, stacked_deck
 from liverpool.rules import RulesError, RuleSet
-
-
-# ---------------------------------------------------------------- players ----------------------
-def test_players_two_to_eight() -> None:
-    rules = RuleSet.preset("arena")
-    for n in (2, 8):
-        assert len(Game(rules, n, seed=9).hands) == n
-    for n in (1, 9):
-        with pytest.raises(RulesError):
-            Game(rules, n, seed=9)
-
-
-# ---------------------------------------------------------------- decks and jokers -------------
-@pytest.mark.parametrize(("players", "decks"),
-                         [(2, 2), (3, 2), (4, 2), (5, 3), (6, 3), (7, 3), (8, 3)])
-def test_two_decks_up_to_four_players_three_from_five(players: int, decks: int) -> None:
-    # each deck is 52 cards + 2 jokers: 108 cards for 2-4 players, 162 for 5-8
-    g = Game(RuleSet.preset("arena"), players, seed=4)
-    cards = everything(g)
-    assert sum(cards.values()) == decks * 54
-    assert cards[JOKER] == decks * 2
-    assert all(cards[c] == decks for c in range(52))
-    assert len(g.stock) == decks * 54 - players * 10 - 1
-
-
-def test_eight_players_hand_seven_fits_three_decks() -> None:
-    # 8 x 12 + 1 = 97 cards dealt and turned up out of 162
-    g = Game(RuleSet.preset("arena", {"hands": [7]}), 8, seed=4)
-    assert [len(h) for h in g.hands] == [12] * 8
-    assert len(g.stock) == 162 - 97
-
-
-# ---------------------------------------------------------------- deal -------------------------
-@pytest.mark.parametrize(("contract_no", "size"),
-                         [(1, 10), (2, 11), (3, 11), (4, 12), (5, 12), (6, 12), (7, 12)])
-def test_deal_sizes_follow_the_contract(contract_no: int, size: int) -> None:
-    g = Game(RuleSet.preset("arena", {"hands": [contract_no]}), 3, seed=contract_no)
-    assert [len(h) for h in g.hands] == [size] * 3
-    assert len(g.stock) == 108 - 3 * size - 1
-
 
 # ---------------------------------------------------------------- contracts --------------------
 CONTRACT_CASES = [
@@ -181,19 +140,6 @@ def test_going_out_by_discard_the_last_card_may_not_be_laid_off() -> None:
     # + QD 10 + KC 10 + AH 15 + 3S 5 = 90
     assert g.scores == [[90, 0]]
     assert g.hand_number() == 2 and g.melds == []
-
-
-def test_points_ace_15_joker_20_low_5_high_10() -> None:
-    # seat 1 goes down with two sets of five, leaving KD, and discards it to go out.
-    # seat 0: A 15 + JK 20 + 2 5 + 9 5 + 10 10 + J 10 + Q 10 + K 10 + 3 5 + 8 5 = 95
-    g = stacked_game("arena", ["AS JK 2H 9D 10C JH QS KC 3S 8H",
-                               "5S 5H 5D 5C 5S 9S 9H 9D 9C 9S"], upcard="4D", stock="KD")
-    draw_and_all_pass(g, 1)
-    act(g, player=1, type="go_down",
-        melds=[["5S", "5H", "5D", "5C", "5S"], ["9S", "9H", "9D", "9C", "9S"]])
-    act(g, player=1, type="discard", card="KD")
-    assert g.scores == [[95, 0]]
-    assert g.hand_number() == 2 and [len(h) for h in g.hands] == [11, 11]  # hand 2 deals 11
 
 
 # ---------------------------------------------------------------- buying -----------------------
