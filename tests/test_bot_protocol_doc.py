@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from liverpool.actions import _FIELDS, ACTION_TYPES, Action
-from liverpool.engine import _CHECKERS, Game, Phase, SeatView
+from liverpool.engine import Game, Phase, SeatView
+from liverpool.engine.game import _CHECKERS
 from liverpool.rules import KNOBS, RuleSet
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,7 +22,13 @@ def test_record_replays_to_the_same_outputs(entry: dict[str, Any]) -> None:
                       if a != b), None)
     assert first_bad is None, (
         f"diverged within actions {first_bad * 50 + 1}..{first_bad * 50 + 50}")
-    assert summary(replay(rec)) == entry["summary"]
+    assert _plain(summary(replay(rec))) == _plain(entry["summary"])
+
+
+def _plain(out: dict[str, Any]) -> dict[str, Any]:
+    """A summary with its melds reduced to owner, kind and cards: what a meld's JSON adds
+    besides (what its wilds stand for) is not a change of behaviour."""
+    return {**out, "melds": [[m["owner"], m["kind"], m["cards"]] for m in out["melds"]]}
 
 
 def test_corpus_covers_every_kind_of_play() -> None:

@@ -1,0 +1,316 @@
+"""The game: a whole Liverpool game as a deterministic state machine, and its public surface.
+
+Domain words: *hand* (one deal, with its contract; also the cards a seat holds), *turn*, *phase*
+(the decision point the game waits at, docs/rules.md, Phases), *legal actions* (what a seat may
+do now; go-downs and borrows, which can be very many, by representatives), *check* (validate an
+action and return what applying it does), *view* (what one seat may know), *world* (a game a
+seat cannot tell from the real one: the cards hidden from it dealt again), *snapshot*.
+
+``Game`` holds the whole state (engine.state), including the seeded RNG (``random.Random``,
+Mersenne Twister, seeded with the game's integer seed; each hand's deck is the unshuffled pack of
+``cards.new_deck`` shuffled by ``rng.shuffle`` unless the record gives the deal; stock renewals
+shuffle with the same RNG). Each phase's checks and listing live in their own module (draw,
+play, calls), its turn machinery in ``turns``. Interfaces use ``legal_actions``, ``is_legal``,
+``apply`` and ``view_for``; nothing else leaves the engine.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..actions import Action
+from ..cards import Card, new_deck, sorted_cards
+from ..melds import SET, layoff_ends, meld_readings, swap_options
+from ..rules import RuleSet
+from .draw import DrawRules
+from .state import (
+    IllegalActionError,
+    Phase,
+    copy_state,
+    public_fields,
+    set_public_fields,
+    snapshot,
+)
+from .view import SeatView
+
+
+class Game(DrawRules):
+    """One game: rules + players + seed (or deals) + the actions applied so far."""
+
+    def __init__(self, rules: RuleSet, players: Sequence[str] | int, seed: int = 0,
+                 deals: Sequence[Sequence[Card]] | None = None, first_dealer: int = 0) -> None:
+        names = [f"P{i}" for i in range(players)] if isinstance(players, int) else list(players)
+        n = len(names)
+        rules.check_players(n)
+        if not 0 <= first_dealer < n:
+            raise ValueError(f"first_dealer must be a seat 0..{n - 1}")
+        self.rules = rules
+        self.players = tuple(names)
+        self.n = n
+        self.seed = seed
+        self.first_dealer = first_dealer
+        self.pack = new_deck(rules.decks_for(n), rules.jokers_per_deck)
+        self.deals = [list(d) for d in deals] if deals else []
+        for i, d in enumerate(self.deals):
+            if Counter(d) != Counter(self.pack):
+                raise ValueError(f"deals[{i}] is not a whole pack of {len(self.pack)} cards")
+        self.rng = random.Random(seed)
+        self.actions = []
+        self.hand_index = 0  # 0-based position in the hand list (or hands played, 'own')
+        self.dealer = first_dealer
+        self.scores = []
+        self.downs = []  # per finished hand: who had gone down
+        self.last_hand_end = None
+        self.totals = [0] * n
+        self.progress = [0] * n  # contracts completed ('own' progression)
+        self.winners = ()
+        self.phase = Phase.DRAW
+        self._start_hand()
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every legal action of ``seat`` now, except that go-downs and borrows, which can be
+        very many, are represented by the best go-down and by 3-card borrows; ``iter_legal``
+        lists them all lazily and ``is_legal`` decides any action."""
+        if seat not in self.to_act():
+            return []
+        return list(self._legal(seat, full=False))
+
+    def iter_legal(self, seat: int) -> Iterator[Action]:
+        """Every legal action of ``seat``, go-downs and borrows included (lazily)."""
+        if seat not in self.to_act():
+            return iter(())
+        return self._legal(seat, full=True)
+
+    def is_legal(self, action: Action) -> bool:
+        try:
+            self._check(action)
+        except IllegalActionError:
+            return False
+        return True
+
+    def why_illegal(self, action: Action) -> str | None:
+        try:
+            self._check(action)
+        except IllegalActionError as e:
+            return str(e)
+        return None
+
+    def canonical(self, action: Action) -> Action:
+        """The form ``legal_actions``/``iter_legal`` list a legal action in: sets in output
+        order, ``end``/``wild``/``depth`` only where they choose between possibilities."""
+        self._check(action)
+        a = action
+        r = self.rules
+        if a.type == "go_down" and a.melds is not None:
+            melds = []
+            for m in a.melds:
+                readings = meld_readings(m, a.player, r)
+                sets = [x for x in readings if x.kind == SET]
+                melds.append(sets[0].cards if sets and len(readings) == 1 else m)
+            return replace(a, melds=tuple(melds))
+        if a.type == "borrow" and a.new_meld is not None:
+            readings = meld_readings(a.new_meld, a.player, r)
+            if len(readings) == 1 and readings[0].kind == SET:
+                return replace(a, new_meld=readings[0].cards)
+            return a
+        if a.type == "lay_off" and a.end is not None and a.card is not None and a.meld is not None:
+            if len(layoff_ends(self.melds[a.meld], a.card, r)) == 1:
+                return replace(a, end=None)
+            return a
+        if a.type == "swap_joker" and a.wild is not None and a.card is not None \
+                and a.meld is not None:
+            if len(swap_options(self.melds[a.meld], a.card, r)) == 1:
+                return replace(a, wild=None)
+            return a
+        if a.type == "buy" and a.depth == 1:
+            return replace(a, depth=None)
+        if a.type == "call" and a.end is not None and self.discarder is not None:
+            opts = [o for o in self._fitting_melds(self.discarder, self.discard[-1])
+                    if o[0] == a.meld]
+            if len(opts) == 1:
+                return replace(a, end=None)
+        return a
+
+    def apply(self, action: Action) -> None:
+        """Apply a legal action; raise ``IllegalActionError`` (state unchanged) otherwise."""
+        plan = self._check(action)
+        self.actions.append(action)
+        plan()
+
+    # ================================================================ checking =============
+    def _check(self, a: Action) -> Any:
+        """Validate ``a``; return a closure that applies it. Never mutates the state."""
+        if self.phase is Phase.OVER:
+            raise IllegalActionError("the game is over")
+        if not 0 <= a.player < self.n:
+            raise IllegalActionError(f"there is no seat {a.player}")
+        who = self.to_act()
+        if a.player not in who:
+            names = " or ".join(self.players[s] for s in who)
+            raise IllegalActionError(
+                f"it is not {self.players[a.player]}'s decision now: waiting for {names} "
+                f"({self._phase_words()})")
+        handler = _CHECKERS.get((self.phase, a.type))
+        if handler is None:
+            raise IllegalActionError(
+                f"{a.type} is not possible now: {self._phase_words()}; "
+                f"possible: {', '.join(sorted({x.type for x in self._legal(a.player, False)}))}")
+        return handler(self, a)
+
+    def _phase_words(self) -> str:
+        return {
+            Phase.CUT: "the cut", Phase.DRAW: "taking the discard or drawing",
+            Phase.BUY: "the buy round", Phase.PLAY: "the turn's play and discard",
+            Phase.CALL: "calling a playable discard", Phase.BONUS: "the bonus lay-off and discard",
+            Phase.GIVE: "giving a card to the discarder", Phase.OVER: "game over",
+        }[self.phase]
+
+    # ================================================================ listing ==============
+    def _legal(self, seat: int, full: bool) -> Iterator[Action]:
+        ph = self.phase
+        if ph is Phase.PLAY or ph is Phase.BONUS:
+            return self._legal_play(seat, full)
+        if ph is Phase.DRAW:
+            return self._legal_draw(seat)
+        if ph is Phase.BUY:
+            return self._legal_buy(seat)
+        if ph is Phase.CALL:
+            return self._legal_call(seat)
+        if ph is Phase.GIVE:
+            return self._legal_give(seat)
+        if ph is Phase.CUT:
+            return self._legal_cut(seat)
+        return iter(())
+
+    # ================================================================ views, worlds ========
+    def view_for(self, seat: int) -> SeatView:
+        deuces = self.rules.deuces_wild
+        return SeatView(
+            seat=seat, rules=self.rules.name, phase=self.phase.value, to_act=self.to_act(),
+            hand_number=self.hand_number(),
+            contract=tuple(self.contract_for(s) for s in range(self.n)),
+            hand=tuple(sorted_cards(self.hands[seat], deuces)),
+            hand_sizes=tuple(len(h) for h in self.hands),
+            known=tuple(tuple(sorted_cards(k.elements(), deuces)) for k in self.known),
+            stock_size=len(self.stock), ruleset=self.rules, **public_fields(self))
+
+    @staticmethod
+    def from_view(view: SeatView, rng: random.Random) -> Game:
+        """A world consistent with ``view``: the cards hidden from its seat dealt at random to
+        the other seats' unknown places and to the stock. The world's RNG is seeded from
+        ``rng``. (Searching bots play on from such worlds.)"""
+        rules = view.ruleset
+        g = Game.__new__(Game)
+        n = len(view.players)
+        # the fields a view hides or derives: a fresh game's, or rebuilt from what it shows
+        g.rules = rules
+        g.n = n
+        g.seed = rng.getrandbits(32)
+        g.first_dealer = 0
+        g.pack = new_deck(rules.decks_for(n), rules.jokers_per_deck)
+        g.deals = []
+        g.rng = random.Random(g.seed)
+        g.actions = []
+        g.downs = []
+        g.last_hand_end = None
+        g.phase = Phase(view.phase)
+        set_public_fields(g, view)
+        hidden = Counter(g.pack)
+        hidden.subtract(view.hand)
+        hidden.subtract(view.discard)
+        for m in view.melds:
+            hidden.subtract(m.cards)
+        for s, k in enumerate(view.known):
+            if s != view.seat:
+                hidden.subtract(k)
+        pool = sorted(hidden.elements())
+        rng.shuffle(pool)
+        g.hands = []
+        for s in range(n):
+            if s == view.seat:
+                g.hands.append(list(view.hand))
+                continue
+            take = view.hand_sizes[s] - len(view.known[s])
+            g.hands.append(list(view.known[s]) + pool[:take])
+            del pool[:take]
+        g.stock = pool[:view.stock_size]
+        g.known = [Counter(k) for k in view.known]
+        return g
+
+    def cards_in_play(self) -> Counter[Card]:
+        """Every card where it lies (hands, table, stock, discard pile), as one multiset: equal
+        to the pack whenever the game is sound."""
+        out: Counter[Card] = Counter(self.stock)
+        out.update(self.discard)
+        for h in self.hands:
+            out.update(h)
+        for m in self.melds:
+            out.update(m.cards)
+        return out
+
+    def card_total(self) -> int:
+        return (sum(len(h) for h in self.hands) + len(self.stock) + len(self.discard)
+                + sum(len(m.cards) for m in self.melds))
+
+    def snapshot(self) -> tuple[object, ...]:
+        """Everything that makes up the state (the RNG included), for comparing states."""
+        return snapshot(self)
+
+    def clone(self) -> Game:
+        g = Game.__new__(Game)
+        copy_state(self, g)
+        return g
+
+    def hidden_from(self, seat: int) -> list[Card]:
+        """The cards ``seat`` cannot see: others' hands less their known cards, and the stock."""
+        out = list(self.stock)
+        for s in range(self.n):
+            if s != seat:
+                rest = Counter(self.hands[s])
+                rest.subtract(self.known[s])
+                out.extend(rest.elements())
+        return out
+
+    def determinized(self, seat: int, rng: random.Random) -> Game:
+        """A copy in which the cards hidden from ``seat`` are dealt again at random among the
+        places they occupy (others' unknown cards, the stock): a world ``seat`` cannot tell
+        from this one."""
+        g = self.clone()
+        pool = self.hidden_from(seat)
+        rng.shuffle(pool)
+        for s in range(self.n):
+            if s != seat:
+                kept = list(self.known[s].elements())
+                take = len(self.hands[s]) - len(kept)
+                g.hands[s] = kept + pool[:take]
+                del pool[:take]
+        g.stock = pool
+        return g
+
+    def record(self) -> dict[str, Any]:
+        from ..record import game_record
+        return game_record(self)
+
+
+_CHECKERS: dict[tuple[Phase, str], Any] = {
+    (Phase.CUT, "cut"): Game._check_cut,
+    (Phase.DRAW, "take_discard"): Game._check_take,
+    (Phase.DRAW, "draw"): Game._check_draw,
+    (Phase.DRAW, "no_draw"): Game._check_no_draw,
+    (Phase.BUY, "buy"): Game._check_buy,
+    (Phase.BUY, "pass"): Game._check_pass,
+    (Phase.PLAY, "go_down"): Game._check_go_down,
+    (Phase.PLAY, "lay_off"): Game._check_lay_off,
+    (Phase.PLAY, "swap_joker"): Game._check_swap,
+    (Phase.PLAY, "borrow"): Game._check_borrow,
+    (Phase.PLAY, "discard"): Game._check_discard,
+    (Phase.BONUS, "lay_off"): Game._check_lay_off,
+    (Phase.BONUS, "discard"): Game._check_discard,
+    (Phase.CALL, "call"): Game._check_call,
+    (Phase.CALL, "pass"): Game._check_pass,
+    (Phase.GIVE, "give"): Game._check_give,
+}
+
