@@ -363,7 +363,8 @@ class Table:
 
     async def state(self) -> Any:
         o = self.owner
-        return (await table_state(self.srv, self.tid), o.intents, [c.seat for c in self.conns])
+        announced = (o.requests.seats("buy"), o.requests.seats("call"))
+        return (await table_state(self.srv, self.tid), announced, [c.seat for c in self.conns])
 
     async def answers(self, who: int, text: str, is_ping: bool) -> list[dict[str, Any]]:
         """Send ``text`` from client ``who``; every message it got until the server has done

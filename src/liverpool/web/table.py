@@ -3,9 +3,10 @@
 Domain words: *table* (a lobby, then a game), *seat* (human or bot; a human seat has a secret
 *token*, stored hashed), *connection* (one websocket client, at a seat or spectating), *version*
 (the table's event counter), *held events* (the last 200, replayed to a client that reconnects),
-*intent* (a real-time request to buy or call the current discard), *window* (while the next
-player decides, intents are collected; the buy round or call window is *resolved* when that
-player acts or the buy timer ends), *decision seat* (the seat whose move the table waits for),
+*intent* (a real-time request to buy or call the current discard: a ``Requests`` request of
+the core, liverpool.outofturn), *window* (while the next player decides, intents are collected;
+the buy round or call window is *settled* by the core's rules when that player acts or the buy
+timer ends), *decision seat* (the seat whose move the table waits for),
 *covered* (a bot plays for a human who dropped), *bot-controlled* (a bot seat or a covered one).
 
 Every change goes through the owner's queue, one at a time, so game state needs no locks. An
@@ -35,6 +36,7 @@ from ..actions import Action, ActionFormatError
 from ..bots import BasicBot, Bot, bot_event, close_bot, hint, make_bot
 from ..cards import card_str
 from ..engine import Game, IllegalActionError, Phase, SeatView
+from ..outofturn import Requests, after_silence, kind_now
 from ..rules import RuleSet
 from .guard import Origins
 from .limits import ApiError, Limits, builtin_bot, displayable
@@ -191,8 +193,8 @@ class TableOwner:
         self._unreported: list[dict[str, Any]] = []  # noted, not yet logged, told or stored
         self.cover_bot: Bot = make_bot("basic")
         self.rngs = [random.Random(self.seed * 31 + i) for i in range(len(self.seats))]
-        # intents, in the order they were announced
-        self.intents: dict[str, list[int]] = {"buy": [], "call": []}
+        # intents, in the order they were announced, and the bots' answers when asked
+        self.requests = Requests()
         self._queue: asyncio.Queue[tuple[Callable[..., Awaitable[Any]], tuple[Any, ...],
                                          asyncio.Future[Any] | None]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -205,7 +207,7 @@ class TableOwner:
         self._buy_key: int | None = None
         self._buy_deadline: float | None = None
         self._window_closed_at: int | None = None  # version whose intents window timed out
-        self._window_cache: tuple[int, int, Game] | None = None
+        self._window_cache: tuple[int, Game] | None = None
         self._public_cache: tuple[int, SeatView] | None = None
         self._public_text: tuple[int, str] | None = None
         # websockets holding this owner (counted from the moment they got it, before their
@@ -443,18 +445,15 @@ class TableOwner:
 
     def _window(self) -> tuple[int, Game] | None:
         """In a call window: the seat that decides next if nobody calls, and the game as it
-        will be then (a copy with every pass applied)."""
+        will be then (the core's ``after_silence``)."""
         g = self.game
         if g is None or g.phase is not Phase.CALL:
             return None
         if self._window_cache is None or self._window_cache[0] != self.version:
-            sim = g.clone()
-            while sim.phase is Phase.CALL:
-                sim.apply(Action("pass", sim.to_act()[0]))
-            who = sim.to_act()
-            self._window_cache = (self.version, who[0] if who else -1, sim)
-        _, seat, sim = self._window_cache
-        return (seat, sim) if seat >= 0 else None
+            self._window_cache = (self.version, after_silence(g))
+        sim = self._window_cache[1]
+        who = sim.to_act()
+        return (who[0], sim) if who else None
 
     def decision_seat(self) -> int | None:
         """The seat whose move the table is waiting for (not the seats asked in a buy round or
@@ -483,32 +482,20 @@ class TableOwner:
         return g.legal_actions(seat), g
 
     def _buy_window_open(self) -> bool:
+        """Are buy intents taken now (a buyable discard, before the player on turn decides,
+        and the buy timer has not closed the window)?"""
         g = self.game
-        if g is None or g.phase is not Phase.DRAW or self._window_closed_at == self.version:
-            return False
-        pv = self._public()
-        return bool(self.rules.buying and pv.discard and pv.fresh)
+        return (g is not None and g.phase is Phase.DRAW and self._window_closed_at != self.version
+                and kind_now(g) == "buy")
 
     def intents_for(self, seat: int | None) -> list[str]:
+        """What ``seat`` may announce now: the core's answer, while the window is open."""
         g = self.game
         if g is None or seat is None or g.over or self._window_closed_at == self.version:
             return []
-        if g.phase is Phase.CALL:
-            return ["call"] if seat in self._public().asked else []
-        if not self._buy_window_open():
+        if g.phase is Phase.BUY:  # the round is being settled: it takes no new intents
             return []
-        pv = self._public()
-        r = self.rules
-        if seat in (pv.turn, pv.discarder) or pv.out[seat] or pv.floating[seat]:
-            return []
-        if pv.down[seat] and not r.down_may_take_discard:
-            return []
-        if r.max_buys is not None and pv.buys[seat] >= r.max_buys:
-            return []
-        renew = max(0, len(pv.discard) - 2) if pv.reshuffles < r.stock_reshuffles else 0
-        if pv.stock_size + renew < r.penalty_cards:
-            return []
-        return ["buy"]
+        return list(g.request_kinds(seat))
 
     def _deadline(self) -> dict[str, Any] | None:
         now = asyncio.get_running_loop().time()
@@ -600,14 +587,12 @@ class TableOwner:
     def _requests_msg(self, seat: int | None) -> dict[str, Any]:
         """The intents announced so far, and what ``seat`` may announce now with the clock
         that runs (they change together: a window that closes takes no more intents)."""
-        return {"type": "requests", "buy": list(self.intents["buy"]),
-                "call": list(self.intents["call"]), "intents": self.intents_for(seat),
+        return {"type": "requests", "buy": self.requests.seats("buy"),
+                "call": self.requests.seats("call"), "intents": self.intents_for(seat),
                 "deadline": self._deadline()}
 
-    def _set_intents(self, buy: list[int], call: list[int]) -> None:
-        if self.intents["buy"] != buy or self.intents["call"] != call:
-            self.intents = {"buy": buy, "call": call}
-            self._broadcast(self._requests_msg)
+    def _announced(self) -> tuple[list[int], list[int]]:
+        return self.requests.seats("buy"), self.requests.seats("call")
 
     # ================================================================ lobby (HTTP) ==========
     @staticmethod
@@ -810,7 +795,7 @@ class TableOwner:
                    "join_secret": secret,
                    "share_url": None if seat is None else self.share_url(conn.link_base)})
         self._catch_up(conn, version)
-        if self.intents["buy"] or self.intents["call"]:
+        if any(self._announced()):
             conn.send(self._requests_msg(conn.seat))
         if changed:
             self._broadcast_lobby(skip=conn)
@@ -941,18 +926,22 @@ class TableOwner:
         seat = self._check_player(conn)
         if seat is None:
             return
-        buy, call = list(self.intents["buy"]), list(self.intents["call"])
-        mine = buy if kind == "buy" else call
+        g = self.game
+        assert g is not None
+        before = self._announced()
         if on:
             if kind not in self.intents_for(seat):
                 what = "buy the discard" if kind == "buy" else "call the discard"
-                conn.error("illegal", f"you cannot ask to {what} now")
+                why = g.why_no_request(seat) if self._window_closed_at != self.version \
+                    else "the time to ask has run out"
+                conn.error("illegal", f"you cannot ask to {what} now: {why or 'not now'}")
                 return
-            if seat not in mine:
-                mine.append(seat)
-        elif seat in mine:
-            mine.remove(seat)
-        self._set_intents(buy, call)
+            if seat not in self.requests.seats("buy" if kind == "buy" else "call"):
+                self.requests.ask(g, seat)
+        elif seat in self.requests.seats("buy" if kind == "buy" else "call"):
+            self.requests.withdraw(g, seat)
+        if self._announced() != before:
+            self._broadcast(self._requests_msg)
 
     async def on_hint(self, conn: Conn) -> None:
         seat = self._check_player(conn)
@@ -981,10 +970,8 @@ class TableOwner:
         event = {"seat": a.player, "action": a.to_json(), "text": text}
         self.held.append(Held(self.version, "action", event=event))
         self._schedule()  # first: a requests message sent now carries the new clock
-        if g.phase is Phase.CALL:
-            self._set_intents([], list(self.intents["call"]))
-        elif g.phase is not Phase.BUY:
-            self._set_intents([], [])
+        if self.requests.sync(g):  # a window ended: its requests are gone, everyone is told
+            self._broadcast(self._requests_msg)
         if g.over:  # before the broadcast: a client told the game is over may ask for the record
             self.status = "over"
         self._broadcast_text(lambda seat: self._update_text(seat, event))
@@ -1027,39 +1014,20 @@ class TableOwner:
         return await loop.run_in_executor(self.settings.pool(), fn, *args)
 
     async def _resolve_step(self) -> None:
-        """One decision of a buy round or call window, answered for the seat asked: its
-        intent, its bot, or silence (a pass)."""
+        """One action of a buy round or call window, as the core settles it: a seat's intent,
+        its bot's answer (asked here, in the bots' pool), or silence (a pass)."""
         g = self.game
         assert g is not None
-        asked = g.to_act()
-        kind = "buy" if g.phase is Phase.BUY else "call"
-        wanted = self.intents[kind]
-        if g.phase is Phase.BUY and self.rules.buy_priority == "first_call":
-            for s in wanted:  # the first to ask wins
-                if s in asked and g.is_legal(Action("buy", s)):
-                    await self._commit(Action("buy", s))
-                    return
-            for s in asked:
-                if self.bot_controlled(s):
-                    a = await self._choose(s)
-                    if a.type == "buy":
-                        await self._commit(a)
-                        return
-            for s in asked:  # nobody buys: every asked seat passes, each pass recorded
-                if g.phase is not Phase.BUY:
-                    break
-                await self._commit(Action("pass", s))
+        bots = [s for s in range(g.n) if self.bot_controlled(s)]
+        while True:
+            step = self.requests.next_step(g, answers=bots)
+            if step is None:
+                return
+            if isinstance(step, int):
+                self.requests.answer(g, step, await self._choose(step))
+                continue
+            await self._commit(step)
             return
-        s = asked[0]
-        a = Action("pass", s)
-        if s in wanted:
-            legal = g.legal_actions(s)
-            chosen = [x for x in legal if x.type == kind and x.depth is None]
-            if chosen:
-                a = chosen[0]
-        elif self.bot_controlled(s):
-            a = await self._choose(s)
-        await self._commit(a)
 
     async def _close_window(self) -> None:
         g = self.game
