@@ -1,15 +1,76 @@
-"""The one meld API (liverpool.melds, over liverpool.cards): the one wild test.
+"""The one meld API (liverpool.melds, over liverpool.cards): the one wild test, and
+``arrangements`` of picked cards.
 
-Domain words: *wild* (a joker, or a 2 where 2s are wild), *natural*.
+Domain words: *wild*, *arrangement* (picked cards in notation order as a valid new meld, wilds in
+the places they stand for).
 """
 
 from __future__ import annotations
 
-from liverpool.cards import JOKER, Card, is_wild, parse_cards, sorted_cards, wild_cards
+import importlib
+import random
+from collections import Counter
+from collections.abc import Callable
+from itertools import permutations
+from typing import cast
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import rule_sets
+
+from liverpool.cards import (
+    JOKER,
+    Card,
+    is_wild,
+    make_card,
+    parse_cards,
+    sorted_cards,
+    wild_cards,
+)
+from liverpool.melds import RUN, SET, arrangements, meld_readings
+from liverpool.rules import RuleSet
+from liverpool.soak import RandomRules
+
+HOUSE = RuleSet.preset("house")  # 2s wild, runs of 3+
+STANDARD = RuleSet.preset("standard")
 
 
 def cs(text: str) -> tuple[Card, ...]:
     return tuple(parse_cards(text))
+
+
+@st.composite
+def card_groups(draw: st.DrawFn, max_size: int = 7) -> list[Card]:
+    """2 to ``max_size`` cards, in any order, shaped like a run (one suit in sequence) or a set
+    (one rank), each card kept, or swapped for a wild, or now and then for any card at all: so
+    that many make a meld, some several ways, and some none."""
+    n = draw(st.integers(2, max_size))
+    if draw(st.booleans()):
+        suit = draw(st.integers(0, 3))
+        lo = draw(st.integers(1, 15 - n))
+        shape = [make_card(lo + i, suit) for i in range(n)]
+    else:
+        rank = draw(st.integers(1, 13))
+        shape = [make_card(rank, draw(st.integers(0, 3))) for _ in range(n)]
+    wild = st.sampled_from([JOKER, *(make_card(2, s) for s in range(4))])
+    cards = []
+    for c in shape:
+        change = draw(st.integers(0, 9))
+        cards.append(c if change < 6 else draw(wild) if change < 9 else draw(st.integers(0, 52)))
+    return draw(st.permutations(cards))
+
+
+def oracle(cards: list[Card], rules: RuleSet) -> set[tuple[Card, ...]]:
+    """Every order of ``cards`` that reads as a valid new run, and the set as outputs list it
+    where the cards make a valid new set: found by trying every permutation."""
+    out: set[tuple[Card, ...]] = set()
+    for p in set(permutations(cards)):
+        kinds = {m.kind for m in meld_readings(p, 0, rules)}
+        if RUN in kinds:
+            out.add(p)
+        if SET in kinds:
+            out.add(tuple(sorted_cards(cards, rules.deuces_wild)))
+    return out
 
 
 # ---- one wild test ---------------------------------------------------------------------------
@@ -22,3 +83,112 @@ def test_is_wild_and_wild_cards_agree() -> None:
     # outputs list sets with the wilds last, a set of 2s by suit
     assert sorted_cards(cs("JK 2C 7S 2H 7D"), True) == list(cs("7S 7D 2H 2C JK"))
     assert sorted_cards(cs("JK 2C 7S 2H 7D"), False) == list(cs("7S 2H 7D 2C JK"))
+
+
+# ---- arrangements ----------------------------------------------------------------------------
+
+def engine_orderings(card: Card, combo: tuple[Card, ...], rules: RuleSet
+                     ) -> list[tuple[Card, ...]]:
+    """The engine's ``_orderings`` as it was before ``arrangements`` (commit 733aa0c), verbatim
+    but for names: the behaviour ``arrangements`` keeps, whatever becomes of the engine's copy."""
+    cards = (card, *combo)
+    deuces = rules.deuces_wild
+    found: list[tuple[Card, ...]] = []
+    as_set = tuple(sorted_cards(cards, deuces))
+    if any(m.kind == SET for m in meld_readings(as_set, 0, rules)):
+        found.append(as_set)
+    n = len(cards)
+    if n < rules.min_run:
+        return found
+    naturals = [c for c in cards if not (c == JOKER or (deuces and c % 13 == 1))]
+    wilds = [c for c in cards if c == JOKER or (deuces and c % 13 == 1)]
+    if not naturals or len({c // 13 for c in naturals}) > 1:
+        return found
+    for lo in range(1, 16 - n):
+        places: dict[int, Card] = {}
+        for c in naturals:
+            r = c % 13 + 1
+            spot = r - lo if lo <= r <= lo + n - 1 else (14 - lo if r == 1 else -1)
+            if not 0 <= spot < n or spot in places:
+                break
+            places[spot] = c
+        else:
+            free = [i for i in range(n) if i not in places]
+            for order in set(permutations(wilds)):
+                run = dict(places)
+                run.update(zip(free, order, strict=True))
+                m = tuple(run[i] for i in range(n))
+                if m not in found and any(x.kind == RUN for x in meld_readings(m, 0, rules)):
+                    found.append(m)
+    return found
+
+
+def live_engine_orderings() -> Callable[..., list[tuple[Card, ...]]] | None:
+    """The engine's own copy while it still has one (in the engine module or its play part)."""
+    for name in ("liverpool.engine", "liverpool.engine.play"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        found = getattr(module, "_orderings", None)
+        if found is not None:
+            return cast(Callable[..., list[tuple[Card, ...]]], found)
+    return None
+
+
+@settings(max_examples=1000, deadline=None)
+@given(rr=rule_sets(), cards=card_groups())
+def test_arrangements_are_the_engines_orderings(rr: RandomRules, cards: list[Card]) -> None:
+    """The same melds in the same order as the engine's borrow listing has always made them
+    (its ``_orderings`` of a borrowed card and a combination of hand cards)."""
+    rules = rr.rules()
+    got = arrangements(cards, rules)
+    assert got == engine_orderings(cards[0], tuple(cards[1:]), rules)
+    live = live_engine_orderings()
+    if live is not None:
+        assert got == live(cards[0], tuple(cards[1:]), rules)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rr=rule_sets(), cards=card_groups(max_size=6))
+def test_arrangements_are_every_valid_order_and_only_those(rr: RandomRules,
+                                                          cards: list[Card]) -> None:
+    rules = rr.rules()
+    got = arrangements(cards, rules)
+    assert len(got) == len(set(got))
+    for m in got:
+        assert Counter(m) == Counter(cards)
+    if any(not is_wild(c, rules.deuces_wild) for c in cards):
+        assert set(got) == oracle(cards, rules)
+    else:  # wilds alone: at most the set (a set of 2s), never a run
+        assert set(got) <= oracle(cards, rules)
+        assert all(SET in {x.kind for x in meld_readings(m, 0, rules)} for m in got)
+
+
+def test_arrangements_do_not_depend_on_the_order_picked() -> None:
+    rng = random.Random(7)
+    for text in ("8H 6H 5H 7H", "4C 5C 7C JK", "QS KS AS JK", "2H 4H JK", "7S JK 7D 2C 7C"):
+        cards = list(cs(text))
+        first = arrangements(cards, HOUSE)
+        for _ in range(5):
+            rng.shuffle(cards)
+            assert sorted(arrangements(cards, HOUSE)) == sorted(first)
+
+
+def test_arrangements_by_hand() -> None:
+    assert arrangements(cs("8H 6H 5H 7H"), STANDARD) == [cs("5H 6H 7H 8H")]
+    assert arrangements(cs("JK 7C 4C 5C"), STANDARD) == [cs("4C 5C JK 7C")]
+    # an ace goes low or high; a spare wild at either end, lowest run first
+    assert arrangements(cs("KS QS AS JK"), STANDARD) == [cs("JK QS KS AS")]
+    assert arrangements(cs("5D 6D 7D JK"), STANDARD) == [cs("JK 5D 6D 7D"), cs("5D 6D 7D JK")]
+    # a set as outputs list it, wilds last; 2s wild only where the rules say so
+    assert arrangements(cs("JK 7S 2C 7D 7H"), HOUSE) == [cs("7S 7H 7D 2C JK")]
+    assert arrangements(cs("JK 7S 2C 7D 7H"), STANDARD) == []
+    assert arrangements(cs("JK 2H 2S"), STANDARD) == [cs("2S 2H JK")]  # 2s standing for 2s
+    # with 2s wild a 2 of the run's suit stands for itself, or for another card of the run
+    assert arrangements(cs("4H JK 3H 2H"), HOUSE) == [cs("JK 2H 3H 4H"), cs("2H 3H 4H JK")]
+    assert arrangements(cs("7H 6H 2H 5H"), HOUSE) == [cs("2H 5H 6H 7H"), cs("5H 6H 7H 2H")]
+    assert arrangements(cs("2H 3H 4H"), HOUSE) == [cs("2H 3H 4H"), cs("3H 4H 2H")]
+    # too few naturals for a new meld, or no meld at all
+    assert arrangements(cs("7S JK JK"), STANDARD) == []
+    assert arrangements(cs("7H 7S 4C"), STANDARD) == []

@@ -5,7 +5,8 @@ sequence, ace low or high, never turning the corner, at most one ace), *wild* (a
 where ``deuces_wild``), *natural* (a card standing for itself: any non-wild card, or a 2 in its
 own place), *lay off* (add one card to a table meld at an end of a run or onto a set),
 *joker swap* (a natural card takes the place of a wild that stood for it; the wild goes to hand),
-*borrow* (house: take a natural card off a meld that stays valid, to start a new meld).
+*borrow* (house: take a natural card off a meld that stays valid, to start a new meld),
+*arrangement* (chosen cards put in notation order as a meld, wilds in the places they stand for).
 
 A run's cards are stored low to high; ``lo`` is the rank of its first place (1..14, where 14 is a
 high ace), so the card at place ``i`` stands for rank ``lo + i`` of ``suit``.
@@ -13,7 +14,9 @@ high ace), so the card at place ``i`` stands for rank ``lo + i`` of ``suit``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import permutations
 
 from .cards import ACE, JOKER, Card, card_str, is_wild, make_card, rank_of, sorted_cards, suit_of
 from .rules import RuleSet
@@ -112,6 +115,48 @@ def meld_readings(cards: tuple[Card, ...], owner: int, rules: RuleSet, first_dow
     if r is not None and (not first_down or r[2] >= rules.run_naturals(n)):
         out.append(Meld(owner, RUN, cards, r[0], r[1]))
     return out
+
+
+def arrangements(cards: Sequence[Card], rules: RuleSet) -> list[tuple[Card, ...]]:
+    """Every valid new meld (the first-down minimum of naturals met) made of exactly ``cards``
+    (a multiset: their order does not matter), each in notation order, without repeats: first
+    the set, as ``sorted_cards`` lists it; then the runs by their low rank, low to high, and for
+    one low rank one entry per distinct way the wilds can stand in the places the naturals leave
+    free (a wild 2 of the run's suit also in its own place, standing for itself). ``[]`` when
+    the cards make no meld. The one arrangement of picked cards as a meld (a borrow's new
+    meld, the terminal's go-down and borrow)."""
+    deuces = rules.deuces_wild
+    found: list[tuple[Card, ...]] = []
+    as_set = tuple(sorted_cards(cards, deuces))
+    if any(m.kind == SET for m in meld_readings(as_set, 0, rules)):
+        found.append(as_set)
+    n = len(cards)
+    if n < rules.min_run:
+        return found
+    naturals = [c for c in cards if not is_wild(c, deuces)]
+    wilds = [c for c in cards if is_wild(c, deuces)]
+    if not naturals or len({c // 13 for c in naturals}) > 1:
+        return found
+    # the order of wild placements within one low rank is the iteration order of this set of
+    # tuples (deterministic for ints), kept as the legal listing of borrows has always had it
+    placements = set(permutations(wilds))
+    for lo in range(1, 16 - n):
+        places: dict[int, Card] = {}
+        for c in naturals:
+            r = c % 13 + 1
+            spot = r - lo if lo <= r <= lo + n - 1 else (14 - lo if r == ACE else -1)
+            if not 0 <= spot < n or spot in places:
+                break
+            places[spot] = c
+        else:
+            free = [i for i in range(n) if i not in places]
+            for order in placements:
+                run = dict(places)
+                run.update(zip(free, order, strict=True))
+                m = tuple(run[i] for i in range(n))
+                if m not in found and any(x.kind == RUN for x in meld_readings(m, 0, rules)):
+                    found.append(m)
+    return found
 
 
 def why_not_meld(cards: tuple[Card, ...], rules: RuleSet) -> str:

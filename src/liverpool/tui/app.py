@@ -25,9 +25,10 @@ from textual.worker import Worker, WorkerState
 from ..actions import Action
 from ..cards import Card, card_str, is_wild
 from ..engine import IllegalActionError, SeatView
+from ..melds import arrangements
 from .plain import arrange
 from .session import BotTurn, Event, Session
-from .text import JOKER_STYLE, action_label, arrangements, face, meld_text, question, sort_hand
+from .text import JOKER_STYLE, action_label, face, meld_text, question, sort_hand
 from .widgets import (
     Menu,
     Notice,
@@ -723,7 +724,9 @@ class PlayApp(App[None]):
             if not cards:
                 self.say("Select the meld's cards with space first.", "bold red")
             else:
-                opts = arrangements(cards, self.view().ruleset.deuces_wild, limit=24)
+                # every valid meld these cards make (r shows the next); cards that make
+                # none stay as picked, for the engine to say why
+                opts = arrangements(cards, self.view().ruleset) or [tuple(cards)]
                 self.pending.append(opts)
                 self.choice.append(0)
                 self.selected.clear()

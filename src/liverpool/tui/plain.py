@@ -17,8 +17,9 @@ from typing import TextIO
 from ..actions import Action, ActionFormatError
 from ..cards import CardError, card_str, parse_card, parse_cards
 from ..engine import IllegalActionError, SeatView
+from ..melds import arrangements
 from .session import Event, HandResult, Session
-from .text import action_label, arrangements, cards_plain, meld_text, question, sort_hand
+from .text import action_label, cards_plain, meld_text, question, sort_hand
 
 HELP = """Commands (a card is written like 7H, 10S, QD, JK; table melds by their number):
   take                      take the top discard
@@ -285,14 +286,16 @@ class PlainUI:
 
 
 def arrange(session: Session, a: Action, tries: int = 400) -> Action:
-    """``a`` (a go-down or a borrow) with its melds' cards put in an order the engine accepts,
-    trying few orders per meld; ``a`` itself when no order is legal (its reason is then the
-    engine's)."""
+    """``a`` (a go-down or a borrow) with each meld's cards in an order the engine accepts: the
+    first legal choice, each meld as typed or as one of its ``melds.arrangements`` (at most
+    ``tries`` go-downs); ``a`` itself when it is legal as typed or no arrangement is (its
+    reason is then the engine's)."""
     if session.is_legal(a):
         return a
-    deuces = session.game.rules.deuces_wild
+    rules = session.game.rules
     if a.type == "go_down" and a.melds:
-        options = [arrangements(m, deuces, limit=12) for m in a.melds]
+        # a meld as typed first (a set may be typed in any order), then its arrangements
+        options = [list(dict.fromkeys((tuple(m), *arrangements(m, rules)))) for m in a.melds]
         for n, combo in enumerate(product(*options)):
             if n >= tries:
                 break
@@ -300,7 +303,7 @@ def arrange(session: Session, a: Action, tries: int = 400) -> Action:
             if session.is_legal(b):
                 return b
     if a.type == "borrow" and a.new_meld:
-        for new in arrangements(a.new_meld, deuces, limit=tries):
+        for new in arrangements(a.new_meld, rules)[:tries]:
             b = Action("borrow", a.player, meld=a.meld, card=a.card, new_meld=new)
             if session.is_legal(b):
                 return b

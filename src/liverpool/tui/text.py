@@ -1,16 +1,14 @@
 """Words and pictures of the table for the terminal: cards with suit symbols and colours, hands
-sorted by suit or by rank, melds with each wild marked by the card it stands for, menu labels for
-actions, and arrangements of a meld's cards (where the wilds of a run go).
+sorted by suit or by rank, melds with each wild marked by the card it stands for, and menu labels
+for actions. (Where picked cards go in a meld is ``melds.arrangements``.)
 
 Domain words: *card face* (``7♥``), *sort order* (``suit`` or ``rank``), *wild* (a joker, or a 2
-where 2s are wild), *stands for* (the card a wild plays in a run, or the rank in a set),
-*arrangement* (one order of a meld's cards the engine may accept).
+where 2s are wild), *stands for* (the card a wild plays in a run, or the rank in a set).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import permutations
 
 from rich.text import Text
 
@@ -109,69 +107,6 @@ def action_label(a: Action, players: Sequence[str], plain: bool = False) -> str:
     if t == "give" and a.card is not None:
         return f"give {name(a.card)}"
     return t.replace("_", " ")
-
-
-def arrangements(cards: Sequence[Card], deuces_wild: bool = False,
-                 limit: int = 64) -> list[tuple[Card, ...]]:
-    """Orders of ``cards`` worth offering the engine as one meld: the cards as a run low to
-    high with the wilds filling gaps and any spare wilds at the high end, then the low end;
-    then the order given, the set order, and (for few cards) every other order. The engine
-    decides which is legal; this only saves the player from ordering cards by hand."""
-    out: list[tuple[Card, ...]] = []
-
-    def add(t: tuple[Card, ...]) -> None:
-        if t not in out and len(out) < limit:
-            out.append(t)
-
-    wild_pool = [c for c in cards if is_wild(c, deuces_wild)]
-    naturals = [c for c in cards if not is_wild(c, deuces_wild)]
-    # with 2s wild, a 2 of the run's suit may also stand in its own place
-    variants = [(naturals, wild_pool)]
-    if deuces_wild:
-        deuces = [c for c in wild_pool if c != JOKER]
-        if deuces:
-            variants.append((naturals + deuces, [c for c in wild_pool if c == JOKER]))
-    for nat, wilds in variants:
-        for run in _runs(nat, wilds):
-            add(run)
-    add(tuple(cards))
-    add(tuple(sorted(cards, key=lambda c: (c == JOKER, suit_of(c), c))))
-    if len(cards) <= 5 and len(out) < limit:
-        for p in permutations(cards):
-            add(p)
-    return out
-
-
-def _runs(naturals: Sequence[Card], wilds: Sequence[Card]) -> list[tuple[Card, ...]]:
-    if not naturals:
-        return []
-    suits = {suit_of(c) for c in naturals}
-    if len(suits) != 1:
-        return []
-    ranks = sorted(rank_of(c) for c in naturals)
-    options = [ranks]
-    if 1 in ranks:
-        options.append(sorted(14 if r == 1 else r for r in ranks))
-    found: list[tuple[Card, ...]] = []
-    for rs in options:
-        if len(set(rs)) != len(rs):
-            continue
-        by_rank = {(14 if rank_of(c) == 1 and 14 in rs else rank_of(c)): c for c in naturals}
-        lo, hi = rs[0], rs[-1]
-        gaps = (hi - lo + 1) - len(rs)
-        spare = len(wilds) - gaps
-        if spare < 0:
-            continue
-        pool = list(wilds)
-        body: list[Card] = []
-        for r in range(lo, hi + 1):
-            body.append(by_rank[r] if r in by_rank else pool.pop())
-        for low in range(spare + 1):  # spare wilds at the high end first, then the low end
-            high = spare - low
-            if lo - low < 1 or hi + high > 14:
-                continue
-            found.append(tuple(pool[:low] + body + pool[low:low + high]))
-    return found
 
 
 def question(view: SeatView, legal: Sequence[Action]) -> str:
