@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -136,9 +136,18 @@ class Game(DrawRules):
 
     def apply(self, action: Action) -> None:
         """Apply a legal action; raise ``IllegalActionError`` (state unchanged) otherwise."""
+        self.prepare(action)()
+
+    def prepare(self, action: Action) -> Callable[[], None]:
+        """Check ``action`` now (``IllegalActionError``, state unchanged, when it is illegal)
+        and return what applies it, for a caller with something to do in between (a server
+        stores the action first). Apply it before anything else changes the game."""
         plan = self._check(action)
-        self.actions.append(action)
-        plan()
+
+        def do() -> None:
+            self.actions.append(action)
+            plan()
+        return do
 
     # ================================================================ checking =============
     def _check(self, a: Action) -> Any:

@@ -8,6 +8,7 @@ deal), *points* (the hand's score row, on a hand end step).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..actions import Action
@@ -17,12 +18,14 @@ from ..narrate import describe
 from ..record import new_game_from_record
 
 
-def apply_narrated(game: Game, a: Action) -> tuple[str, bool]:
-    """Apply a legal action; return its log line (a pass is named, a hand's end adds the hand's
-    points, the game's end its winners) and whether it ended a hand."""
+def apply_narrated(game: Game, a: Action, prepared: Callable[[], None] | None = None
+                   ) -> tuple[str, bool]:
+    """Apply a legal action (``prepared``: what ``Game.prepare`` returned for it, when it is
+    checked already); return its log line (a pass is named, a hand's end adds the hand's points,
+    the game's end its winners) and whether it ended a hand."""
     text = describe(game, a) or f"{game.players[a.player]} passes"
     hands_before = len(game.scores)
-    game.apply(a)
+    (prepared or game.prepare(a))()
     ended = len(game.scores) > hands_before
     if ended:
         row = game.scores[-1]

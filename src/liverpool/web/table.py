@@ -327,10 +327,12 @@ class TableOwner:
             except StoreError as e:
                 log.warning("table %s: the incident was not stored: %s", self.id, e)
 
-    def _apply(self, a: Action) -> tuple[str, bool]:
-        """Apply a checked action; return its log line and whether it ended a hand."""
+    def _apply(self, a: Action, prepared: Callable[[], None] | None = None
+               ) -> tuple[str, bool]:
+        """Apply an action (checked: ``prepared`` by ``Game.prepare``); return its log line and
+        whether it ended a hand."""
         assert self.game is not None
-        text, ended = apply_narrated(self.game, a)
+        text, ended = apply_narrated(self.game, a, prepared)
         self.log.append(text)
         return text, ended
 
@@ -898,21 +900,32 @@ class TableOwner:
             waiting = g.players[who] if who is not None else "the table"
             conn.error("not_your_turn", f"it is not your move: waiting for {waiting}")
             return
-        _, board = self._legal_for(seat)
-        assert board is not None
-        reason = board.why_illegal(a)
-        if reason is not None:
-            conn.error("illegal", reason)
-            return
         try:
             if g.phase is Phase.CALL:
+                # checked on the table as it will be once the window closes, so that an illegal
+                # move leaves the window open; then the window is settled first
+                _, board = self._legal_for(seat)
+                assert board is not None
+                reason = board.why_illegal(a)
+                if reason is not None:
+                    conn.error("illegal", reason)
+                    return
                 await self._close_window()
-                if self.decision_seat() != seat or g.why_illegal(a) is not None:
+                called = self.decision_seat() != seat
+                if not called:
+                    try:
+                        await self._commit(a)
+                    except IllegalActionError:  # a call changed the table under the move
+                        called = True
+                if called:
                     conn.error("not_your_turn", "a call was made first; nothing was played "
                                                 "for you")
-                    await self._drive()
-                    return
+                await self._drive()
+                return
             await self._commit(a)
+        except IllegalActionError as e:
+            conn.error("illegal", str(e))
+            return
         except StoreError as e:
             # the database's own words stay in the log: they may quote other tables' rows
             log.warning("table %s: %s", self.id, e)
@@ -960,12 +973,10 @@ class TableOwner:
         """Store, apply and broadcast one legal action."""
         g = self.game
         assert g is not None
-        reason = g.why_illegal(a)
-        if reason is not None:
-            raise IllegalActionError(reason)
+        prepared = g.prepare(a)  # the one check: IllegalActionError before anything is stored
         ev = StoredEvent(self.version + 1, "action", {"action": a.to_json()})
         await self.store.append(self.id, ev)
-        text, hand_ended = self._apply(a)
+        text, hand_ended = self._apply(a, prepared)
         self.version = ev.version
         event = {"seat": a.player, "action": a.to_json(), "text": text}
         self.held.append(Held(self.version, "action", event=event))
