@@ -21,6 +21,7 @@ from conftest import C, hand_of, stacked_game
 from liverpool.actions import Action
 from liverpool.cards import JOKER, card_str, parse_cards, sorted_cards
 from liverpool.engine import Game, IllegalActionError, Phase, stacked_deck
+from liverpool.record import game_record
 from liverpool.rules import Contract, RuleSet
 
 # ---- helpers ---------------------------------------------------------------------------------
@@ -539,7 +540,7 @@ def test_dealer_may_buy_the_opening_upcard() -> None:
 def test_every_decision_and_each_pass_is_an_action() -> None:
     g = std3()
     do(g, "1 draw", "2 pass", "0 pass", "1 discard QC", "2 draw", "0 pass")
-    assert g.record()["actions"] == [
+    assert game_record(g)["actions"] == [
         {"player": 1, "type": "draw"}, {"player": 2, "type": "pass"},
         {"player": 0, "type": "pass"}, {"player": 1, "type": "discard", "card": "QC"},
         {"player": 2, "type": "draw"}, {"player": 0, "type": "pass"},

@@ -18,6 +18,7 @@ from scenario import table as melds_text
 
 from liverpool.cards import new_deck, parse_cards
 from liverpool.engine import Game, Phase
+from liverpool.record import game_record
 from liverpool.rules import Contract, RulesError, RuleSet
 
 # A hand of 10 high diamonds and clubs for seats that only draw, pass and discard:
@@ -217,7 +218,7 @@ def test_buy_after_passes_the_next_seat_and_the_dealer_for_the_upcard() -> None:
     act(g, player=0, type="buy")
     assert len(g.hands[0]) == 12 and len(g.hands[1]) == 11 and "3H" in hand_of(g, 1)
     # records are strict: each pass is an action in the record
-    assert [a["type"] for a in g.record()["actions"]] == ["draw", "pass", "pass", "buy"]
+    assert [a["type"] for a in game_record(g)["actions"]] == ["draw", "pass", "pass", "buy"]
 
 
 def test_buy_the_discarder_is_not_asked() -> None:
@@ -499,4 +500,4 @@ def test_cut_bonus_is_off_by_default() -> None:
 
 def test_first_dealer_is_recorded_and_the_player_to_its_left_starts() -> None:
     g = Game(RuleSet.preset("standard"), 5, seed=4, first_dealer=3)
-    assert g.dealer == 3 and g.turn == 4 and g.record()["first_dealer"] == 3
+    assert g.dealer == 3 and g.turn == 4 and game_record(g)["first_dealer"] == 3

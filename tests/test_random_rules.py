@@ -30,7 +30,7 @@ from liverpool import soak
 from liverpool.actions import Action
 from liverpool.cards import JOKER
 from liverpool.engine import Game, Phase, stacked_deck
-from liverpool.record import replay
+from liverpool.record import game_record, replay
 from liverpool.rules import KNOBS, PRESET_NAMES, Contract, RulesError, RuleSet
 from liverpool.soak import RandomRules, random_rules
 
@@ -99,7 +99,7 @@ def play_to_the_end(rr: RandomRules, seed: int) -> Game:
         a = choose(game, rng)
         game.apply(a)
         assert soak.cards_seen(game) == full, f"{where}: {a} loses or makes cards"
-    record = json.loads(json.dumps(game.record()))
+    record = json.loads(json.dumps(game_record(game)))
     again = replay(record)
     assert again.error is None, again.error
     assert again.game.snapshot() == game.snapshot(), "the replayed record ends elsewhere"

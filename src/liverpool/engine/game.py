@@ -299,10 +299,6 @@ class Game(DrawRules):
         g.stock = pool
         return g
 
-    def record(self) -> dict[str, Any]:
-        from ..record import game_record
-        return game_record(self)
-
 
 _CHECKERS: dict[tuple[Phase, str], Any] = {
     (Phase.CUT, "cut"): Game._check_cut,

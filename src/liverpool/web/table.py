@@ -37,6 +37,7 @@ from ..bots import BasicBot, Bot, bot_event, close_bot, hint, make_bot
 from ..cards import card_str
 from ..engine import Game, IllegalActionError, Phase, SeatView
 from ..outofturn import Requests, after_silence, kind_now
+from ..record import game_record
 from ..rules import RuleSet
 from .guard import Origins
 from .limits import ApiError, Limits, builtin_bot, displayable
@@ -1165,7 +1166,7 @@ class TableOwner:
     def record(self) -> dict[str, Any]:
         """The game's record, with the bots' incidents when there were any."""
         assert self.game is not None
-        rec = self.game.record()
+        rec = game_record(self.game)
         if self.incidents:
             rec["incidents"] = list(self.incidents)
         return rec
