@@ -22,6 +22,7 @@ from ..melds import (
     RUN,
     SET,
     Meld,
+    arrangements,
     borrow_places,
     lay_off,
     layoff_ends,
@@ -475,7 +476,7 @@ class PlayRules(CallRules):
                 sizes = range(2, len(hand)) if full else (2,)
                 for k in sizes:
                     for combo in sorted(set(combinations(sorted(hand), k))):
-                        for new in _orderings(c, combo, self.rules):
+                        for new in arrangements((c, *combo), self.rules):
                             yield Action("borrow", p, meld=i, card=c, new_meld=new)
 
     def _iter_go_downs(self, p: int) -> Iterator[Action]:
@@ -572,40 +573,6 @@ def _expand_runs(options: list[list[Card]], i: int, acc: list[Card], pool: Count
             _expand_runs(options, i + 1, acc, pool, rules, out)
             acc.pop()
             pool[c] += 1
-
-
-def _orderings(card: Card, combo: tuple[Card, ...], rules: RuleSet) -> list[tuple[Card, ...]]:
-    """Valid new melds (notation order) made of ``card`` and the cards of ``combo``."""
-    cards = (card, *combo)
-    deuces = rules.deuces_wild
-    found: list[tuple[Card, ...]] = []
-    as_set = tuple(sorted_cards(cards, deuces))
-    if any(m.kind == SET for m in meld_readings(as_set, 0, rules)):
-        found.append(as_set)
-    n = len(cards)
-    if n < rules.min_run:
-        return found
-    naturals = [c for c in cards if not is_wild(c, deuces)]
-    wilds = [c for c in cards if is_wild(c, deuces)]
-    if not naturals or len({c // 13 for c in naturals}) > 1:
-        return found
-    for lo in range(1, 16 - n):
-        places: dict[int, Card] = {}
-        for c in naturals:
-            r = c % 13 + 1
-            spot = r - lo if lo <= r <= lo + n - 1 else (14 - lo if r == 1 else -1)
-            if not 0 <= spot < n or spot in places:
-                break
-            places[spot] = c
-        else:
-            free = [i for i in range(n) if i not in places]
-            for order in set(permutations(wilds)):
-                run = dict(places)
-                run.update(zip(free, order, strict=True))
-                m = tuple(run[i] for i in range(n))
-                if m not in found and any(x.kind == RUN for x in meld_readings(m, 0, rules)):
-                    found.append(m)
-    return found
 
 
 _PLAY_CHECKS: dict[str, Any] = {
