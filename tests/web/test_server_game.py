@@ -186,6 +186,30 @@ async def test_buy_intents_resolve_when_the_player_draws(db_url: str) -> None:
             await x.close()
 
 
+async def test_a_buy_intent_the_rules_refuse_gets_the_cores_reason(db_url: str) -> None:
+    """Who may announce a buy is the engine's answer, reason included (no copy of the rule in
+    the server): the player on turn is told to take the discard instead."""
+    async with serve(db_url) as srv:
+        tid, tokens = await _seated(srv, human_seats(3), ["Ann", "Bob", "Cy"])
+        a, b = [await srv.client(tid, tok) for tok in tokens[:2]]
+        await srv.http.post(f"/api/tables/{tid}/start", json={"token": tokens[0]})
+        for x in (a, b):
+            await x.until(lambda m: m["type"] == "sync" and m["view"])
+        await b.send({"type": "intent", "kind": "buy", "on": True})
+        err = await b.until(lambda m: m["type"] == "error")
+        assert err["code"] == "illegal"
+        assert err["message"] == ("you cannot ask to buy the discard now: it is your turn: take "
+                                  "the discard instead of buying it")
+        await a.send({"type": "intent", "kind": "call", "on": True})
+        err = await a.until(lambda m: m["type"] == "error")
+        assert err["code"] == "illegal" and err["message"] == (
+            "you cannot ask to call the discard now: there is no discard to call now")
+        # nothing was announced
+        assert (await a.drain(0.1)) == [] and (await b.drain(0.1)) == []
+        for x in (a, b):
+            await x.close()
+
+
 async def test_turn_timer_plays_for_a_silent_player(sqlite_url: str) -> None:
     async with serve(sqlite_url) as srv:
         tid, tokens = await _seated(srv, human_seats(1, 2), ["Ann"], turn_timer=0.3,

@@ -946,8 +946,9 @@ class TableOwner:
         if on:
             if kind not in self.intents_for(seat):
                 what = "buy the discard" if kind == "buy" else "call the discard"
-                why = g.why_no_request(seat) if self._window_closed_at != self.version \
-                    else "the time to ask has run out"
+                why = ("the time to ask has run out" if self._window_closed_at == self.version
+                       else g.why_no_request(seat) if kind == kind_now(g)
+                       else f"there is no discard to {kind} now")
                 conn.error("illegal", f"you cannot ask to {what} now: {why or 'not now'}")
                 return
             if seat not in self.requests.seats("buy" if kind == "buy" else "call"):
