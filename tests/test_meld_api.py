@@ -1,19 +1,23 @@
-"""The one meld API (liverpool.melds, over liverpool.cards): the one wild test, and
-``arrangements`` of picked cards.
+"""The one meld API (liverpool.melds, over liverpool.cards): the one wild test,
+``arrangements`` of picked cards, what each place of a meld stands for, and a meld's JSON both
+ways.
 
 Domain words: *wild*, *arrangement* (picked cards in notation order as a valid new meld, wilds in
-the places they stand for).
+the places they stand for), *stands for* (a run's place: a card; a set: its rank), *meld JSON*
+(what views, replays and records carry: owner, kind, cards, a run's suit and low, stands_for).
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import random
 from collections import Counter
 from collections.abc import Callable
 from itertools import permutations
 from typing import cast
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import rule_sets
@@ -27,7 +31,9 @@ from liverpool.cards import (
     sorted_cards,
     wild_cards,
 )
-from liverpool.melds import RUN, SET, arrangements, meld_readings
+from liverpool.engine import Game, SeatView
+from liverpool.melds import RUN, SET, Meld, arrangements, meld_readings
+from liverpool.randomplay import random_action
 from liverpool.rules import RuleSet
 from liverpool.soak import RandomRules
 
@@ -192,3 +198,76 @@ def test_arrangements_by_hand() -> None:
     # too few naturals for a new meld, or no meld at all
     assert arrangements(cs("7S JK JK"), STANDARD) == []
     assert arrangements(cs("7H 7S 4C"), STANDARD) == []
+
+
+# ---- what a meld stands for, and its JSON ----------------------------------------------------
+
+def test_stands_for_marks_only_the_wilds_in_places_not_their_own() -> None:
+    run = Meld(0, RUN, cs("2H JK 4H 2C"), 1, 2)  # 2H in its own place, JK the 3H, 2C the 5H
+    assert [run.wild_stands_for(i) for i in range(4)] == [None, "3H", None, "5H"]
+    high = Meld(1, RUN, cs("QS KS JK"), 0, 12)
+    assert high.to_json()["stands_for"] == [None, None, "AS"]
+    sevens = Meld(2, SET, cs("7S 7D 2C JK"), 7)
+    assert sevens.to_json() == {"owner": 2, "kind": "set", "cards": ["7S", "7D", "2C", "JK"],
+                                "stands_for": [None, None, "7", "7"]}
+    deuces = Meld(3, SET, cs("2S 2H JK"), 2)
+    assert deuces.to_json()["stands_for"] == [None, None, "2"]
+    tens = Meld(0, SET, cs("10S 10H JK"), 10)
+    assert tens.to_json()["stands_for"] == [None, None, "10"]
+    assert run.to_json() == {"owner": 0, "kind": "run", "cards": ["2H", "JK", "4H", "2C"],
+                             "suit": "H", "low": 2, "stands_for": [None, "3H", None, "5H"]}
+
+
+def test_a_run_that_reads_two_ways_says_which() -> None:
+    """2C 2H JK is A-3 of hearts or 2-4 of clubs: suit, low and stands_for tell them apart."""
+    hearts = Meld(1, RUN, cs("2C 2H JK"), 1, 1)
+    clubs = Meld(2, RUN, cs("2C 2H JK"), 3, 2)
+    assert hearts.to_json()["stands_for"] == ["AH", None, "3H"]
+    assert clubs.to_json()["stands_for"] == [None, "3C", "4C"]
+    for m in (hearts, clubs):
+        assert Meld.from_json(json.loads(json.dumps(m.to_json())), HOUSE) == m
+
+
+def test_from_json_reads_earlier_forms_and_refuses_bad_melds() -> None:
+    m = Meld(0, RUN, cs("5D JK 7D"), 2, 5)
+    bare = {"owner": 0, "kind": "run", "cards": ["5D", "JK", "7D"]}
+    assert Meld.from_json(bare, HOUSE) == m
+    assert Meld.from_json({**bare, "suit": "D", "low": 5}, HOUSE) == m
+    # stands_for is derived, never read: a wrong one changes nothing
+    assert Meld.from_json({**bare, "stands_for": [None, "QS", None]}, HOUSE) == m
+    # a suit and low that do not fit the cards: the cards decide
+    assert Meld.from_json({**bare, "suit": "S", "low": 5}, HOUSE) == m
+    for bad in ([], {**bare, "kind": "pair"}, {**bare, "cards": ["5D", "9C", "7D"]}):
+        with pytest.raises(ValueError):
+            Meld.from_json(bad, HOUSE)
+    with pytest.raises(KeyError):
+        Meld.from_json({"owner": 0, "kind": "run"}, HOUSE)
+
+
+def test_meld_json_round_trips_and_agrees_with_the_view_reader() -> None:
+    """Over whole random games: every table meld's JSON reads back to the meld, as the view
+    reader reads it, and stands_for names exactly the wilds out of their own place."""
+    seen = 0
+    for preset, seed in (("house", 1), ("standard", 2), ("hoyle", 3), ("arena", 4)):
+        rules = RuleSet.preset(preset)
+        game = Game(rules, 4, seed=seed)
+        rng = random.Random(seed)
+        while not game.over and len(game.actions) < 1500:
+            game.apply(random_action(game, rng))
+            if not game.melds:
+                continue
+            view = json.loads(json.dumps(game.view_for(0).to_json()))
+            assert SeatView.from_json(view, rules).melds == tuple(game.melds)
+            for m, obj in zip(game.melds, view["melds"], strict=True):
+                assert obj == m.to_json()
+                assert Meld.from_json(obj, rules) == m
+                bare = {"owner": obj["owner"], "kind": obj["kind"], "cards": obj["cards"]}
+                assert Meld.from_json(bare, rules).cards == m.cards
+                for place, (c, sf) in enumerate(zip(m.cards, obj["stands_for"], strict=True)):
+                    own = c == m.stands_for(place) if m.kind == RUN else (
+                        c != JOKER and c % 13 + 1 == m.key)
+                    assert (sf is None) == own
+                    if not own:
+                        assert is_wild(c, rules.deuces_wild)
+                seen += 1
+    assert seen > 1000

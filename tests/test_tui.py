@@ -21,9 +21,11 @@ from textual.widgets import RichLog, Static
 from liverpool.actions import Action
 from liverpool.cards import parse_card
 from liverpool.engine import Game, SeatView
+from liverpool.melds import RUN, SET, Meld
 from liverpool.record import replay
 from liverpool.tui.app import PlayApp
 from liverpool.tui.session import Session
+from liverpool.tui.text import meld_text
 from liverpool.tui.watch import Replayer, WatchApp
 from liverpool.tui.widgets import Menu, Notice
 
@@ -363,3 +365,18 @@ async def test_watch_steps_through_a_record(tmp_path: Path) -> None:
             await pilot.press("right")
         fresh = Replayer({**rec, "actions": rec["actions"][:30]}).final
         assert replayer.at(30).snapshot() == fresh.snapshot()
+
+
+def test_meld_text_marks_each_wild_with_what_it_stands_for() -> None:
+    run = Meld(0, RUN, tuple(C("2H JK 4H 2C")), 1, 2)  # the 2H in its own place; JK 3H, 2C 5H
+    assert meld_text(run, True).plain == "2♥ JK(3♥) 4♥ 2♣(5♥)"
+    assert meld_text(run, True, plain=True).plain == "2H JK(3H) 4H 2C(5H)"
+    high = Meld(0, RUN, tuple(C("QS KS JK")), 0, 12)
+    assert meld_text(high, plain=True).plain == "QS KS JK(AS)"
+    sevens = Meld(1, SET, tuple(C("7H 7S 2C JK")), 7)
+    assert meld_text(sevens, True).plain == "7♥ 7♠ 2♣(7) JK(7)"
+    deuces = Meld(1, SET, tuple(C("2S 2H JK")), 2)  # 2s of a set of 2s are natural
+    assert meld_text(deuces, True, plain=True).plain == "2S 2H JK(2)"
+    # a wild is drawn in the wild colour, a natural 2 too where 2s are wild
+    styles = [span.style for span in meld_text(run, True).spans]
+    assert styles[0] == styles[1] == "bold magenta"

@@ -6,6 +6,7 @@ where ``deuces_wild``), *natural* (a card standing for itself: any non-wild card
 own place), *lay off* (add one card to a table meld at an end of a run or onto a set),
 *joker swap* (a natural card takes the place of a wild that stood for it; the wild goes to hand),
 *borrow* (house: take a natural card off a meld that stays valid, to start a new meld),
+*stands for* (the card a run's place plays, or a set's rank: what a wild there is taken as),
 *arrangement* (chosen cards put in notation order as a meld, wilds in the places they stand for).
 
 A run's cards are stored low to high; ``lo`` is the rank of its first place (1..14, where 14 is a
@@ -17,8 +18,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import permutations
+from typing import Any
 
-from .cards import ACE, JOKER, Card, card_str, is_wild, make_card, rank_of, sorted_cards, suit_of
+from .cards import (
+    ACE,
+    JOKER,
+    RANK_NAMES,
+    SUITS,
+    Card,
+    card_str,
+    is_wild,
+    make_card,
+    parse_card,
+    rank_of,
+    sorted_cards,
+    suit_of,
+)
 from .rules import RuleSet
 
 SET = "set"
@@ -45,8 +60,59 @@ class Meld:
             return make_card(self.key, 0)
         return make_card(self.lo + place, self.key)
 
+    def wild_stands_for(self, place: int) -> str | None:
+        """What the wild at ``place`` stands for, as text: in a run the card (``6C``), in a set
+        the rank (``7``, ``10``, ``A``); None where the place holds a natural (a 2 in its own
+        place, a 2 of a set of 2s). The meld's own cards tell which is which, without the
+        rules: a valid meld holds only wilds where a card is not what its place stands for."""
+        c = self.cards[place]
+        if self.kind == SET:
+            return None if c != JOKER and c % 13 + 1 == self.key else RANK_NAMES[self.key]
+        target = make_card(self.lo + place, self.key)
+        return None if c == target else card_str(target)
+
     def to_json(self) -> dict[str, object]:
-        return {"owner": self.owner, "kind": self.kind, "cards": [card_str(c) for c in self.cards]}
+        """``{"owner", "kind", "cards"}``; a run adds ``"suit"`` (its letter, ``S H D C``) and
+        ``"low"`` (the rank its first place stands for: 1 a low ace .. 14 a high ace), which
+        settle runs whose cards alone read two ways; both kinds add ``"stands_for"``, parallel
+        to ``"cards"``: ``wild_stands_for`` of each place (a run's wild: the card text, ``"6C"``;
+        a set's wild: the rank text, ``"7"``; a natural: null)."""
+        out: dict[str, object] = {"owner": self.owner, "kind": self.kind,
+                                  "cards": [card_str(c) for c in self.cards]}
+        if self.kind == RUN:
+            out["suit"] = SUITS[self.key]
+            out["low"] = self.lo
+        out["stands_for"] = [self.wild_stands_for(i) for i in range(len(self.cards))]
+        return out
+
+    @staticmethod
+    def from_json(obj: Any, rules: RuleSet) -> Meld:
+        """A table meld from its JSON: what ``to_json`` writes, or an earlier form without
+        ``suit``, ``low`` and ``stands_for``. A run is taken as its ``suit`` and ``low`` name it
+        where those fit its cards, otherwise (as a set always) as its cards read under ``rules``
+        (any reading, the naturals minimum of a new meld aside). ``stands_for`` follows from
+        the rest and is not read. ``ValueError`` for a meld these rules refuse; a missing field
+        raises ``KeyError``, a field of the wrong type ``TypeError`` or ``ValueError``."""
+        if not isinstance(obj, dict):
+            raise ValueError(f"not a meld: {obj!r}")
+        owner = int(obj["owner"])
+        kind = obj["kind"]
+        if kind not in (SET, RUN):
+            raise ValueError(f"a meld is a set or a run, not {kind!r}")
+        cards = tuple(parse_card(c) for c in obj["cards"])
+        suit_text, low = obj.get("suit"), obj.get("low")
+        if kind == RUN and suit_text in tuple(SUITS) and isinstance(low, int):
+            suit = SUITS.index(suit_text)
+            deuces = rules.deuces_wild
+            if low >= 1 and low + len(cards) <= 15 and all(
+                    c == make_card(low + i, suit) or is_wild(c, deuces)
+                    for i, c in enumerate(cards)):
+                return Meld(owner, RUN, cards, suit, low)
+        for m in meld_readings(cards, owner, rules, first_down=False):
+            if m.kind == kind and m.cards == cards:
+                return m
+        raise ValueError(f"{' '.join(card_str(c) for c in cards)} is not a {kind} under "
+                         f"these rules")
 
     def __str__(self) -> str:
         return " ".join(card_str(c) for c in self.cards)

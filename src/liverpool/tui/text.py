@@ -15,7 +15,7 @@ from rich.text import Text
 from ..actions import Action
 from ..cards import JOKER, RANK_NAMES, Card, card_str, is_wild, rank_of, suit_of
 from ..engine import SeatView
-from ..melds import SET, Meld
+from ..melds import RUN, Meld
 
 SUIT_SYMBOLS = "♠♥♦♣"
 SUIT_STYLES = ("bold white", "bold red", "bold red", "bold white")
@@ -51,32 +51,22 @@ def sort_hand(cards: Iterable[Card], order: str, deuces_wild: bool = False) -> l
     return sorted(cards, key=key)
 
 
-def stands_for_label(meld: Meld, place: int) -> str:
-    """What the wild at ``place`` stands for: a card in a run, a rank in a set."""
-    if meld.kind == SET:
-        return RANK_NAMES[meld.key]
-    c = meld.stands_for(place)
-    return face(c)
-
-
 def meld_text(meld: Meld, deuces_wild: bool = False, plain: bool = False) -> Text:
-    """A meld with each wild marked: ``4♣ 5♣ JK(6♣) 7♣``; plain: ``4C 5C JK(6C) 7C``."""
+    """A meld with each wild marked by what it stands for (``Meld.wild_stands_for``):
+    ``4♣ 5♣ JK(6♣) 7♣``, ``7♥ 7♠ JK(7)``; plain: ``4C 5C JK(6C) 7C``."""
     out = Text()
     for place, c in enumerate(meld.cards):
         if place:
             out.append(" ")
         name = card_str(c) if plain else face(c)
         style = "" if plain else card_style(c, deuces_wild)
-        natural_deuce = (deuces_wild and c != JOKER and meld.kind != SET
-                         and meld.stands_for(place) == c)
-        if is_wild(c, deuces_wild) and not natural_deuce and not (
-                meld.kind == SET and meld.key == 2 and c != JOKER):
-            sub = stands_for_label(meld, place)
-            if plain and meld.kind != SET:
-                sub = card_str(meld.stands_for(place))
-            out.append(f"{name}({sub})", style=style)
-        else:
+        sub = meld.wild_stands_for(place)
+        if sub is None:
             out.append(name, style=style)
+            continue
+        if meld.kind == RUN and not plain:
+            sub = face(meld.stands_for(place))
+        out.append(f"{name}({sub})", style=style)
     return out
 
 
