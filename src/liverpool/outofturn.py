@@ -16,7 +16,8 @@ way (docs/rules-decisions.md, "Out-of-turn requests between people and bots"):
   a seat with a request buys (or calls), a bot seat is asked, anyone else passes;
 - first call (``buy_priority: first_call``): requests win in the order they were made; then the
   seats that answer when asked (people first, then bots, each from the drawer's left) are asked,
-  and the first to say yes wins; when nobody wants the card, every asked seat passes.
+  and the first to say yes wins; a seat that says no passes at once (so the record shows the
+  passes in the order they were said); when nobody wants the card, every asked seat passes.
 
 A request that is no longer legal when the window is settled (the stock ran too low once the
 player drew) is a pass.
@@ -109,7 +110,9 @@ class Requests:
         wanted = action if action is not None else Action(kind, seat)
         if wanted.player != seat or wanted.type != kind:
             raise IllegalActionError(f"you can only ask to {kind} the discard now")
-        if settling(game) and not game.is_legal(wanted):
+        # a seat asked later in a seat-priority round may ask ahead: its request is judged
+        # when its turn to answer comes (``_legal_request``)
+        if settling(game) and seat in game.to_act() and not game.is_legal(wanted):
             raise IllegalActionError(game.why_illegal(wanted) or "not possible now")
         self.wanted.pop(seat, None)
         self.wanted[seat] = wanted
@@ -151,9 +154,12 @@ class Requests:
                     chosen = self._legal_request(game, s, kind)
                     if chosen is not None:
                         return chosen
+            for s in asked:
+                if s in self.declined:
+                    return Action("pass", s)  # a no is said and recorded at once
             order = [s for s in asked if s in people] + [s for s in asked if s not in people]
             for s in order:
-                if s in answers and s not in self.declined and s not in self.wanted:
+                if s in answers and s not in self.wanted:
                     return s
             return Action("pass", asked[0])
         s = asked[0]
