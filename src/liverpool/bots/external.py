@@ -34,7 +34,15 @@ from typing import IO, Any
 
 from ..actions import Action, ActionFormatError
 from ..engine import Game, SeatView
-from ..rules import PRESETS, RuleSet
+from ..match import (
+    bot_seed,
+    game_end_event,
+    game_start_event,
+    hand_end_event,
+    hand_start_event,
+    rules_json,
+)
+from ..rules import RuleSet
 from .basic import BasicBot
 from .contain import (
     MARK_ENV,
@@ -109,48 +117,7 @@ def find_program(argv: Sequence[str], cwd: str | None = None) -> str | None:
     return None
 
 
-# ---- events: public facts only, built from a live game -----------------------------------------
-
-def rules_json(rules: RuleSet) -> dict[str, Any]:
-    """The rule set as a bot gets it: the preset, the overrides and every knob's value."""
-    base = PRESETS[rules.name] if rules.name in PRESETS else RuleSet()
-    return {"preset": rules.name, "overrides": rules.overrides_from(base),
-            "knobs": rules.to_json()}
-
-
-def bot_seed(game_seed: int, seat: int) -> int:
-    """A seed for a bot's own randomness. Hashed (SHA-512 inside ``random.Random`` of a
-    string) so that it does not give away the game's seed and with it the deal."""
-    return random.Random(f"liverpool-bot:{game_seed}:{seat}").getrandbits(32)
-
-
-def game_start_event(game: Game, seat: int, index: int = 0,
-                     seed: int | None = None) -> dict[str, Any]:
-    """``game_start`` for the bot at ``seat``; ``index`` is the game's number in a series."""
-    return {"type": "game_start", "game": index, "seat": seat, "players": list(game.players),
-            "rules": rules_json(game.rules),
-            "seed": bot_seed(game.seed, seat) if seed is None else seed}
-
-
-def hand_start_event(game: Game) -> dict[str, Any]:
-    return {"type": "hand_start", "hand_number": game.hand_number(), "dealer": game.dealer,
-            "contract": [game.contract_for(s).to_json() for s in range(game.n)]}
-
-
-def hand_end_event(game: Game) -> dict[str, Any]:
-    """The hand that just ended (the last row of the score sheet)."""
-    if not game.scores:
-        raise ValueError("no hand has ended yet")
-    hands = len(game.scores)
-    return {"type": "hand_end", "hand_number": hands, "scores": list(game.scores[-1]),
-            "totals": [sum(row[s] for row in game.scores) for s in range(game.n)],
-            "went_down": list(game.downs[-1])}
-
-
-def game_end_event(game: Game) -> dict[str, Any]:
-    return {"type": "game_end", "totals": list(game.totals), "winners": list(game.winners),
-            "hands": len(game.scores)}
-
+# ---- events: built in liverpool.match (the one event schema), sent from here --------------------
 
 def decide_message(decision_id: int, view: SeatView, legal: Sequence[Action],
                    time_limit: float) -> dict[str, Any]:
