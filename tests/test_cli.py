@@ -1,5 +1,5 @@
-"""The ``liverpool`` command line: ``replay --json`` (docs/rules.md, Records), ``bench`` and
-``soak``.
+"""The ``liverpool`` command line: ``replay --json`` (docs/rules.md, Records), ``bench``,
+``soak`` and the ``--override KNOB=VALUE`` items.
 
 Replay records use a stacked first deal (``deals``), so every expected field below is worked
 out by hand from docs/rules.md: standard, 3 players, 2 decks (108 cards), 10 cards each, dealer 0,
@@ -25,7 +25,7 @@ from liverpool import bench, cli, soak
 from liverpool.actions import ACTION_TYPES
 from liverpool.cards import JOKER, card_str
 from liverpool.engine import Game, stacked_deck
-from liverpool.rules import RuleSet
+from liverpool.rules import RulesError, RuleSet, parse_overrides
 from liverpool.solver import best_go_down
 
 # the installed console script of the environment running the tests (its scripts directory)
@@ -284,3 +284,31 @@ def test_soak_exits_1_and_names_the_violation(monkeypatch: pytest.MonkeyPatch,
     assert cli.main(_soak_args(games=2, workers=1, every_action=0)) == 1
     out = capsys.readouterr().out
     assert "planted" in out and "hoyle" in out and "seed" in out
+
+
+# ---- overrides ----------------------------------------------------------------------------------
+
+def test_overrides_are_json_or_text() -> None:
+    assert parse_overrides(["max_buys=3", "naturals=[2,3]", "going_out=float",
+                            " buying = false ", "max_buys=null"]) == {
+        "max_buys": None, "naturals": [2, 3], "going_out": "float", "buying": False}
+
+
+@pytest.mark.parametrize(("item", "words"), [
+    ("max_buys", "override 'max_buys': write KNOB=VALUE"),
+    ("=3", "override '=3': write KNOB=VALUE"),
+    ("maxbuys=3", "unknown knob 'maxbuys' (override 'maxbuys=3')"),
+    ("max_buys= ", "max_buys: give a value"),
+])
+def test_an_override_that_cannot_be_read_names_its_knob(item: str, words: str) -> None:
+    with pytest.raises(RulesError) as refused:
+        parse_overrides(["buying=true", item])
+    assert str(refused.value).startswith(words)
+
+
+def test_a_bad_override_value_stops_the_command_naming_the_knob(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["demo", "--override", "max_buys=lots"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("liverpool: max_buys: ") and "'lots'" in err
+

@@ -17,22 +17,9 @@ from rich.console import Console
 from rich.table import Table
 
 from .engine import Game
-from .record import RecordError, replay, summary
+from .record import RecordError, game_record, replay, summary
 from .rules import DEFAULT_PRESET, PRESET_NAMES, RulesError, RuleSet
-
-
-def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
-    """``KNOB=VALUE`` pairs; VALUE is JSON (``max_buys=3``, ``naturals=[2,3]``) or plain text."""
-    out: dict[str, Any] = {}
-    for item in items:
-        knob, sep, text = item.partition("=")
-        if not sep or not knob:
-            raise RulesError(f"override {item!r}: write KNOB=VALUE, like max_buys=3")
-        try:
-            out[knob.strip()] = json.loads(text)
-        except json.JSONDecodeError:
-            out[knob.strip()] = text
-    return out
+from .rules import parse_overrides as parse_overrides  # kept importable from here
 
 
 def _rules_from(args: argparse.Namespace) -> RuleSet:
@@ -147,7 +134,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     console.print(table)
     console.print("winner: " + " and ".join(names[s] for s in game.winners))
     if args.record:
-        Path(args.record).write_text(json.dumps(game.record()), encoding="utf-8")
+        Path(args.record).write_text(json.dumps(game_record(game)), encoding="utf-8")
         console.print(f"record written to {args.record} (replay it with liverpool replay)")
     return 0
 

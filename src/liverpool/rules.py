@@ -8,7 +8,8 @@ classic, arena, standard, house), *override* (a knob value given by name over a 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -341,6 +342,29 @@ def _coerce(base: RuleSet, knob: str, value: Any) -> Any:
             raise bad("must be text")
         return value
     raise bad("cannot be overridden")  # pragma: no cover - every knob type is handled above
+
+
+def parse_overrides(items: Iterable[str]) -> dict[str, Any]:
+    """Overrides written ``KNOB=VALUE`` (the commands' ``--override``): VALUE is JSON
+    (``max_buys=3``, ``naturals=[2,3]``) or else plain text (``going_out=float``). An item that
+    cannot be read is a ``RulesError`` naming its knob (or the item, when it names none); the
+    values themselves are judged when the rule set is built (``RuleSet.with_overrides``)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        knob, sep, text = item.partition("=")
+        knob, text = knob.strip(), text.strip()
+        if not sep or not knob:
+            raise RulesError(f"override {item!r}: write KNOB=VALUE, like max_buys=3")
+        if knob not in KNOBS:
+            raise RulesError(f"unknown knob {knob!r} (override {item!r}); knobs are: "
+                             f"{', '.join(sorted(KNOBS))}")
+        if not text:
+            raise RulesError(f"{knob}: give a value after the '=', like {knob}=VALUE")
+        try:
+            out[knob] = json.loads(text)
+        except json.JSONDecodeError:
+            out[knob] = text
+    return out
 
 
 _TWO_THREE_FOUR = ((4, 2), (6, 3), (8, 4))
