@@ -1,5 +1,5 @@
-"""The ``liverpool`` command line: ``replay --json`` (docs/rules.md, Records), ``bench``,
-``soak`` and the ``--override KNOB=VALUE`` items.
+"""The ``liverpool`` command line: ``replay --json`` (docs/rules.md, Records), ``demo``,
+``bench``, ``soak`` and the ``--override KNOB=VALUE`` items.
 
 Replay records use a stacked first deal (``deals``), so every expected field below is worked
 out by hand from docs/rules.md: standard, 3 players, 2 decks (108 cards), 10 cards each, dealer 0,
@@ -25,6 +25,7 @@ from liverpool import bench, cli, soak
 from liverpool.actions import ACTION_TYPES
 from liverpool.cards import JOKER, card_str
 from liverpool.engine import Game, stacked_deck
+from liverpool.record import replay
 from liverpool.rules import RulesError, RuleSet, parse_overrides
 from liverpool.solver import best_go_down
 
@@ -312,3 +313,22 @@ def test_a_bad_override_value_stops_the_command_naming_the_knob(
     err = capsys.readouterr().err
     assert err.startswith("liverpool: max_buys: ") and "'lots'" in err
 
+
+# ---- demo ---------------------------------------------------------------------------------------
+
+def test_demo_plays_a_seeded_game_the_same_way_twice(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["demo", "--seed", "5", "--players", "3", "--override", "hands=[1,2]",
+            "--override", "buy_priority=first_call"]
+    assert cli.main([*args, "--record", str(tmp_path / "a.json")]) == 0
+    first = capsys.readouterr().out
+    assert cli.main([*args, "--record", str(tmp_path / "b.json")]) == 0
+    assert capsys.readouterr().out.replace("b.json", "a.json") == first
+    rec = json.loads((tmp_path / "a.json").read_text())
+    assert rec == json.loads((tmp_path / "b.json").read_text())
+    result = replay(rec)
+    assert result.error is None and result.game.over
+    # the log: one rule per hand, a line per hand's end, and the winner
+    assert first.count("hand 1: 2 sets") == 1 and first.count("hand over") == 2
+    winners = " and ".join(["Ann", "Bob", "Cy"][s] for s in result.game.winners)
+    assert f"winner: {winners}" in first

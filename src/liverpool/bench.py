@@ -293,20 +293,17 @@ def decision_points(count: int) -> list[tuple[Any, list[Any]]]:
     """``count`` (view, legal actions) pairs with a real choice, from seeded basic games, spread
     evenly over them (the same points on every run)."""
     from .bots import BasicBot
+    from .match import Match
     rules = RuleSet.preset(PRESET)
     points: list[tuple[Any, list[Any]]] = []
     seed = BOT_SEED
-    bot = BasicBot()
     while len(points) < 4 * count:
-        game = Game(rules, PLAYERS, seed=seed)
-        rng = random.Random(seed)
-        while not game.over:
-            seat = game.to_act()[0]
-            legal = game.legal_actions(seat)
-            view = game.view_for(seat)
-            if len(legal) > 1:
-                points.append((view, legal))
-            game.apply(bot.choose(view, legal, rng) if len(legal) > 1 else legal[0])
+        match = Match(Game(rules, PLAYERS, seed=seed), [BasicBot() for _ in range(PLAYERS)])
+        while (d := match.decision()) is not None:
+            move = match.prepare(d.seat)
+            if move.only is None:
+                points.append((move.view, list(move.legal)))
+            match.play(match.accept(move, move.decide()))
         seed += 1
     step = len(points) / count
     return [points[int(i * step)] for i in range(count)]

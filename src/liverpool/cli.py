@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -80,7 +79,7 @@ NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Finn", "Gus", "Hal")
 def cmd_demo(args: argparse.Namespace) -> int:
     """A simulated game among bots, with a readable log and the score sheet."""
     from .bots import BotSpecError, make_bot
-    from .narrate import describe
+    from .match import Match
 
     rules = _rules_from(args)
     names = list(NAMES[:args.players])
@@ -97,33 +96,27 @@ def cmd_demo(args: argparse.Namespace) -> int:
     except BotSpecError as e:
         print(f"liverpool demo: {e}", file=sys.stderr)
         return 2
-    rngs = [random.Random(args.seed * 8 + s) for s in range(args.players)]
     console = Console()
     console.print(f"[bold]Liverpool Rummy[/] — {rules.name} rules; "
                   + ", ".join(f"{n} ({b})" for n, b in zip(names, levels, strict=True)))
-    hand_seen = -1
-    while not game.over:
-        if game.hand_index != hand_seen:
-            hand_seen = game.hand_index
+    quiet = ("draw", "take_discard", "discard") if args.quiet else ()
+
+    def heard(event: dict[str, Any]) -> None:
+        kind = event["type"]
+        if kind == "hand_start":
             console.rule(f"hand {game.hand_number()}: {game.contract_for(0).describe()}, "
                          f"{game.deal_size()} cards each, {names[game.dealer]} deals")
-        seats = game.to_act()
-        seat = seats[0] if len(seats) == 1 else rngs[0].choice(seats)
-        legal = game.legal_actions(seat)
-        a = legal[0] if len(legal) == 1 else \
-            bots[seat].choose(game.view_for(seat), legal, rngs[seat])
-        line = describe(game, a)
-        quiet_skip = args.quiet and a.type in ("draw", "take_discard", "discard")
-        if line and not quiet_skip:
-            console.print("  " + line)
-        before = len(game.scores)
-        game.apply(a)
-        if len(game.scores) > before:
-            row = game.scores[-1]
-            left = [n for s, n in enumerate(names) if game.downs[-1][s]]
+        elif kind == "action" and event.get("text") and event["action"]["type"] not in quiet:
+            console.print("  " + event["text"])
+        elif kind == "hand_end":
+            row = event["scores"]
+            left = [n for s, n in enumerate(names) if event["went_down"][s]]
             console.print("  [bold]hand over[/] — points: " + ", ".join(
                 f"{names[s]} {row[s]}" for s in range(game.n))
                 + (f"; went down: {', '.join(left)}" if left else ""))
+
+    with Match(game, bots, narrate=True, listener=heard) as match:
+        match.run()
     table = Table(title="Score sheet")
     table.add_column("hand")
     for name in names:

@@ -23,17 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .bots import bot_event, close_bot, make_bot
-from .bots.external import (
-    _CtrlCHeld,
-    close_all,
-    game_end_event,
-    game_start_event,
-    hand_end_event,
-    hand_start_event,
-)
+from .bots import close_bot, make_bot
+from .bots.external import _CtrlCHeld, close_all
 from .engine import Game
-from .rules import RuleSet
+from .match import Match
+from .record import game_record
+from .rules import RuleSet, parse_overrides
 
 
 @dataclass(frozen=True)
@@ -85,59 +80,22 @@ def play_game(spec: GameSpec, keep_record: bool = False) -> GameResult:
     rules = RuleSet.preset(spec.preset, spec.overrides)
     names = [f"{b}#{s}" for s, b in enumerate(spec.bots)]
     game = Game(rules, names, seed=spec.seed)
-    bots = [make_bot(b, timeout=spec.bot_timeout, cwd=spec.cwd) for b in spec.bots]
-    # only external bots listen to events and report incidents: the others cost nothing here
-    listeners = [s for s, b in enumerate(bots) if callable(getattr(b, "event", None))]
-    incidents: list[dict[str, Any]] = []
-
-    def tell(event: dict[str, Any]) -> None:
-        for s in listeners:
-            bot_event(bots[s], event)
-            collect(s)
-
-    def collect(seat: int) -> None:
-        take = getattr(bots[seat], "take_incidents", None)
-        if callable(take):
-            for found in take():
-                incidents.append({**found, "bot": spec.bots[seat], "seat": seat,
-                                  "game": spec.index, "action": len(game.actions)})
-
-    rngs = [random.Random(spec.seed * 8 + s + 1) for s in range(len(bots))]
-    chooser = random.Random(spec.seed ^ 0x5EED)
     contracts: list[int] = []
-    decisions = 0
-    with contextlib.ExitStack() as closing:  # every bot closed, even if closing one fails
-        for bot in bots:
-            closing.callback(close_bot, bot)
-        if listeners:
-            for s in listeners:
-                bot_event(bots[s], game_start_event(game, s, spec.index))
-                collect(s)
-            tell(hand_start_event(game))
-        while not game.over:
-            if len(contracts) == len(game.scores):
-                contracts.append(game.contract_no(0))
-            seats = game.to_act()
-            seat = seats[0] if len(seats) == 1 else chooser.choice(seats)
-            legal = game.legal_actions(seat)
-            action = legal[0] if len(legal) == 1 else \
-                bots[seat].choose(game.view_for(seat), legal, rngs[seat])
-            if seat in listeners:
-                collect(seat)
-            hands = len(game.scores)
-            game.apply(action)
-            decisions += 1
-            if listeners and len(game.scores) > hands:
-                tell(hand_end_event(game))
-                if not game.over:
-                    tell(hand_start_event(game))
-        if listeners:
-            tell(game_end_event(game))
+
+    def heard(event: dict[str, Any]) -> None:
+        if event["type"] == "hand_start":
+            contracts.append(game.contract_no(0))
+
+    # no bot process starts before the match tells the bots the game begins
+    bots = [make_bot(b, timeout=spec.bot_timeout, cwd=spec.cwd) for b in spec.bots]
+    with Match(game, bots, index=spec.index, listener=heard) as match:  # closes every bot
+        match.run()
+    incidents = [{**found, "bot": spec.bots[found["seat"]]} for found in match.incidents]
     return GameResult(
         index=spec.index, bots=spec.bots, totals=list(game.totals), winners=list(game.winners),
         hand_points=[list(r) for r in game.scores], made=[list(d) for d in game.downs],
-        contract_numbers=contracts[:len(game.scores)], decisions=decisions,
-        record=game.record() if keep_record else None, incidents=incidents)
+        contract_numbers=contracts[:len(game.scores)], decisions=len(game.actions),
+        record=game_record(game) if keep_record else None, incidents=incidents)
 
 
 # ---- Ctrl-C in pool workers -------------------------------------------------------------------
@@ -368,7 +326,6 @@ def main(args: Any) -> int:
 
     from .bots import BotSpecError
     from .bots.external import BotProtocolError, ExternalBot, default_timeout
-    from .cli import parse_overrides
 
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     if len(bots) == 1:

@@ -30,6 +30,7 @@ end and at the end.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -49,8 +50,9 @@ from rich.table import Table
 from .actions import Action
 from .cards import JOKER, Card, card_str, cards_str
 from .engine import Game, IllegalActionError, Phase
-from .randomplay import random_action
-from .record import replay
+from .match import Match
+from .randomplay import RandomPlayer
+from .record import game_record, replay
 from .rules import (
     BUY_PRIORITY,
     GOING_OUT,
@@ -432,7 +434,7 @@ def check_end(game: Game) -> list[str]:
         want = tuple(s for s in range(game.n) if game.totals[s] == low)
         if tuple(game.winners) != want:
             out.append(f"winners {game.winners}, lowest totals {want}")
-    rec = json.loads(json.dumps(game.record()))
+    rec = json.loads(json.dumps(game_record(game)))
     try:
         res = replay(rec)
     except ValueError as e:
@@ -508,15 +510,22 @@ def check_action(before: tuple[list[int], int, int, int, int], game: Game, a: Ac
 
 # ---- one game -------------------------------------------------------------------------------
 
+class _Stop(Exception):
+    """Raised by the checks to end a game that has shown enough."""
+
+
 def play_checked(spec: GameSpec) -> GameResult:
-    """Play one game by random legal play, checking invariants; a pure function of ``spec``."""
+    """Play one game by random legal play, checking invariants; a pure function of ``spec``.
+    The game is driven by a match of random players (buy rounds and call windows settled as in
+    every other game); the checks listen to it, so an action applied while a window settles is
+    checked like any other."""
     t0 = time.perf_counter()
     res = GameResult(spec)
     rules = spec.rules()
     game = Game(rules, spec.players, seed=spec.seed)
-    rng = random.Random(spec.seed * 7919 + 1)  # the choices of randomplay.random_game
     pack = pack_of(rules, spec.players)
     pack_size = sum(pack.values())
+    every = spec.every_action
 
     def report(i: int, messages: list[str]) -> bool:
         for m in messages:
@@ -525,33 +534,17 @@ def play_checked(spec: GameSpec) -> GameResult:
                                                 spec.seed, i, m, spec.overrides))
         return bool(messages)
 
-    report(-1, check_cards(game, pack) + check_new_hand(game, pack_size))
-    every = spec.every_action
-    i = 0
-    while not game.over:
-        if i >= MAX_ACTIONS:
-            report(i, [f"the game did not end within {MAX_ACTIONS} actions"])
-            break
-        if every and report(i, check_can_act(game)):
-            break
-        try:
-            a = random_action(game, rng)
-        except Exception as e:  # any crash while listing is a finding, not the end of the run
-            stuck = check_can_act(game)
-            report(i, stuck or [f"listing legal actions for seat(s) {game.to_act()} in phase "
-                                f"{game.phase.value} failed: {e!r}"])
-            break
-        hand_before = game.hand_index
-        before = _sizes(game) if every else None
-        discarder = game.discarder
-        try:
-            game.apply(a)
-        except IllegalActionError as e:
-            report(i, [f"listed action {a} was rejected: {e}"])
-            break
-        except Exception as e:
-            report(i, [f"applying listed action {a} crashed: {e!r}"])
-            break
+    # the state before the next action: what the checks of an action compare against
+    before = _sizes(game) if every else None
+    discarder = game.discarder
+    hand_before = game.hand_index
+
+    def heard(event: dict[str, Any]) -> None:
+        nonlocal before, discarder, hand_before
+        if event["type"] != "action":
+            return
+        i = len(game.actions) - 1
+        a = game.actions[-1]
         new_hand = game.hand_index != hand_before
         if every or new_hand or game.over:
             msgs = check_cards(game, pack)
@@ -564,12 +557,55 @@ def play_checked(spec: GameSpec) -> GameResult:
                 if not game.over:
                     msgs += check_new_hand(game, pack_size)
             if report(i, msgs) and len(res.violations) >= MAX_VIOLATIONS_PER_GAME:
+                raise _Stop
+        if every and report(i + 1, check_can_act(game)):
+            raise _Stop
+        before = _sizes(game) if every else None
+        discarder = game.discarder
+        hand_before = game.hand_index
+
+    report(-1, check_cards(game, pack) + check_new_hand(game, pack_size))
+    match = Match(game, [RandomPlayer()] * spec.players, listener=heard)
+    with contextlib.suppress(_Stop):
+        if every and report(0, check_can_act(game)):
+            raise _Stop
+        while not game.over:
+            i = len(game.actions)
+            if i >= MAX_ACTIONS:
+                report(i, [f"the game did not end within {MAX_ACTIONS} actions"])
                 break
-        i += 1
+            try:
+                d = match.decision()  # applies what settles a buy round or call window
+            except _Stop:
+                raise
+            except Exception as e:
+                report(i, [f"settling the {game.phase.value} phase for seat(s) {game.to_act()} "
+                           f"failed: {e!r}"])
+                break
+            if d is None:
+                break
+            i = len(game.actions)
+            try:
+                a = match.bot_action(d.seat)
+            except Exception as e:  # any crash while listing is a finding, not the end of the run
+                stuck = check_can_act(game)
+                report(i, stuck or [f"listing legal actions for seat(s) {game.to_act()} in "
+                                    f"phase {game.phase.value} failed: {e!r}"])
+                break
+            try:
+                match.play(a)
+            except _Stop:
+                raise
+            except IllegalActionError as e:
+                report(i, [f"listed action {a} was rejected: {e}"])
+                break
+            except Exception as e:
+                report(i, [f"applying listed action {a} crashed: {e!r}"])
+                break
     if game.over:
         report(len(game.actions) - 1, check_scores(game) + check_end(game))
     elif not res.violations:
-        report(i, ["the game stopped before its end"])
+        report(len(game.actions), ["the game stopped before its end"])
     res.actions = len(game.actions)
     res.hands = len(game.scores)
     res.seconds = time.perf_counter() - t0
