@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from conftest import stacked_game
 from test_tui import ScriptBot, scenario_game, scenario_session
 
 from liverpool.actions import Action
@@ -233,3 +234,23 @@ def test_down_alone_takes_the_suggested_go_down(tmp_path: Path) -> None:
     for a in session.game.actions[:session.game.actions.index(gone[0])]:
         fresh.apply(a)
     assert [x for x in fresh.legal_actions(0) if x.type == "go_down"] == gone
+
+
+def test_the_person_answers_a_first_call_round_before_the_bots(tmp_path: Path) -> None:
+    # standard, first call: the bot on seat 1 draws; seats 2 and 0 may buy the upcard KC.
+    # The person is asked first (people before bots), though seat 2 sits nearer the drawer.
+    hands = ["AH 3H 4H 5H 6S 8S 10H JS QS 2C", "7H 7S 7D 9D 9C 9S 7C 4C 6D KD",
+             "AS 3S 5S 6H 8H 10S JH QH KS 4D"]
+    for answer, record in (("buy", [(1, "draw"), (0, "buy")]),
+                           ("pass", [(1, "draw"), (0, "pass"), (2, "pass")])):
+        game = stacked_game("standard", hands, upcard="KC", stock="QC 5D 8D",
+                            overrides={"buy_priority": "first_call"}, names=["You", "Bob", "Cy"])
+        session = Session(game, 0, [None, "script", "script"], tmp_path / f"{answer}.json",
+                          bot_seed=1, bots=[None, ScriptBot(["KD"]), ScriptBot()])
+        text = run_lines(session, [answer])
+        # asked right after the draw, before any word from Cy
+        assert text.split("Bob draws from the stock\n")[1].split("\n")[4] == \
+            "? Buy KC? (+1 penalty card; buys used 0)"
+        assert [(a.player, a.type) for a in game.actions][:len(record)] == record
+        if answer == "buy":
+            assert "You buy KC (+1 penalty card)" in text

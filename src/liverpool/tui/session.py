@@ -25,12 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from ..actions import Action
-from ..bots import Bot, BotSpecError, bot_event, close_bot, hint, make_bot
-from ..bots.external import game_end_event, game_start_event, hand_end_event, hand_start_event
+from ..bots import Bot, BotSpecError, hint, make_bot
 from ..cards import Card
 from ..engine import Game, IllegalActionError, SeatView
-from ..narrate import describe
-from ..record import RecordError, replay
+from ..match import BotMove, Match
+from ..record import RecordError, game_record, replay
 from ..rules import RuleSet
 from .text import action_label, second_person
 
@@ -38,24 +37,8 @@ BOT_NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Finn", "Gus", "Hal")
 SEAT_FILE_SUFFIX = ".seats.json"
 
 
-@dataclass(frozen=True)
-class BotTurn:
-    """One bot decision to make: the seat, how many actions the game had when it was asked,
-    and either the only answer or what the bot sees and may choose from."""
-
-    seat: int
-    at: int
-    only: Action | None
-    bot: Bot | None
-    legal: Sequence[Action]
-    view: SeatView | None
-    rng: random.Random | None
-
-    def decide(self) -> Action:
-        if self.only is not None:
-            return self.only
-        assert self.bot is not None and self.view is not None and self.rng is not None
-        return self.bot.choose(self.view, self.legal, self.rng)
+# one bot decision, prepared to be thought out on a worker thread (liverpool.match)
+BotTurn = BotMove
 
 
 class SessionError(ValueError):
@@ -133,24 +116,31 @@ class Session:
         self.human = human
         self.levels = list(levels)
         try:
-            self.bots: list[Bot | None] = list(bots) if bots is not None else [
+            seated: list[Bot | None] = list(bots) if bots is not None else [
                 None if s == human or lv is None else make_bot(lv)
                 for s, lv in enumerate(self.levels)]
         except BotSpecError as e:
             raise SessionError(str(e)) from None
-        # a per-seat generator, seeded from the game seed, so bot play repeats with the seed
-        self.rngs = [random.Random(bot_seed * 8 + s) for s in range(game.n)]
+        # the person answers buy and call questions explicitly, before the bots in a first-call
+        # round; each bot's generator is seeded from ``bot_seed``, so bot play repeats with it
+        self.match = Match(game, seated, ask_people=True, narrate=True, listener=self._heard,
+                           seed=bot_seed)
+        self.bots = self.match.bots
+        self.rngs = self.match.rngs
         self.save_path = save_path
         self.closed = False
         self.hinter: Bot | None = None
         self.warned_hand = -1
         self.warned: set[int] = set()  # seats already announced on one card this hand
-        for s, bot in enumerate(self.bots):
-            if bot is not None:
-                # the same events every host sends (rules with overrides, the bot's seed)
-                bot_event(bot, game_start_event(game, s))
-                if not game.over:
-                    bot_event(bot, hand_start_event(game))
+        self._news: list[dict[str, Any]] = []  # the match's events since the last Event
+        # the public penalties and out flags before the next action, and (for the hand's result)
+        # before the action that ended the last hand, with its player
+        self._before = self._public()
+        self._ending: tuple[tuple[tuple[int, ...], tuple[bool, ...]], int] = (self._before, 0)
+        # the same events every host sends (rules with overrides, the bot's seed)
+        self.match.start()
+        self.match.decision()  # nothing waits on nobody: the game is at a seat's decision
+        self._news.clear()
 
     # ---- starting ------------------------------------------------------------------------
     @classmethod
@@ -225,7 +215,7 @@ class Session:
 
     # ---- saving --------------------------------------------------------------------------
     def save(self) -> None:
-        write_atomic(self.save_path, self.game.record())
+        write_atomic(self.save_path, game_record(self.game))
 
     def save_seats(self) -> None:
         write_atomic(seat_file_for(self.save_path), {
@@ -233,13 +223,11 @@ class Session:
             "note": "seats of a liverpool play game: the person's seat and each bot's level"})
 
     def close(self) -> None:
-        """Tell the bots the game is done and release them (external bots' processes)."""
+        """Release the bots (external bots' processes)."""
         if self.closed:
             return
         self.closed = True
-        for bot in self.bots:
-            if bot is not None:
-                close_bot(bot)
+        self.match.close()
 
     # ---- whose decision ------------------------------------------------------------------
     @property
@@ -250,16 +238,15 @@ class Session:
         return self.game.view_for(self.human if seat is None else seat)
 
     def human_to_act(self) -> bool:
-        return self.human in self.game.to_act()
+        d = self.match.decision()
+        return d is not None and d.seat == self.human
 
     def bot_to_act(self) -> int | None:
         """The bot seat whose decision comes next, or None when the person is asked (or the game
         is over). In a first-call buy round the person, who sees the question, answers first;
         the bots then answer in the order the engine lists them (from the drawer's left)."""
-        seats = self.game.to_act()
-        if not seats or self.human in seats:
-            return None
-        return seats[0]
+        d = self.match.decision()
+        return None if d is None or d.seat == self.human else d.seat
 
     def legal(self) -> list[Action]:
         return self.game.legal_actions(self.human)
@@ -299,60 +286,69 @@ class Session:
 
     # ---- acting --------------------------------------------------------------------------
     def act(self, action: Action) -> Event:
-        """Apply the person's action; ``IllegalActionError`` (with the engine's reason, nothing
-        changed) when it is not allowed."""
+        """Apply the person's action (in a buy round or call window: their answer);
+        ``IllegalActionError`` (with the engine's reason, nothing changed) when it is not
+        allowed."""
         if action.player != self.human:
             raise IllegalActionError("that seat is not yours")
-        return self._apply(action)
+        if not self.human_to_act():
+            raise IllegalActionError(self.game.why_illegal(action) or "it is not your decision")
+        return self._play(action)
 
     def bot_turn(self) -> BotTurn | None:
         """The next bot decision, ready to be thought out away from the screen's thread: it
         holds the seat's view and legal actions, never the game."""
         seat = self.bot_to_act()
-        if seat is None:
-            return None
-        bot = self.bots[seat]
-        legal = self.game.legal_actions(seat)
-        if len(legal) == 1 or bot is None:
-            return BotTurn(seat, len(self.game.actions), legal[0], None, legal, None, None)
-        return BotTurn(seat, len(self.game.actions), None, bot, legal, self.game.view_for(seat),
-                       self.rngs[seat])
+        return None if seat is None else self.match.prepare(seat)
 
     def play_bot(self, turn: BotTurn, action: Action) -> Event:
-        """Apply a bot's answer to ``turn``; refused if the game moved on meanwhile."""
-        if len(self.game.actions) != turn.at:
-            raise IllegalActionError("the game moved on while the bot was thinking")
-        return self._apply(action)
+        """Apply a bot's answer to ``turn`` (the basic bot's move instead when the bot's is
+        illegal); refused if the game moved on meanwhile."""
+        return self._play(self.match.accept(turn, action))
 
     def step_bot(self) -> Event | None:
         turn = self.bot_turn()
         return None if turn is None else self.play_bot(turn, turn.decide())
 
-    def _apply(self, a: Action) -> Event:
-        g = self.game
-        text = describe(g, a) if g.is_legal(a) else None
-        if text is not None and a.player == self.human:
-            text = second_person(text, g.players[a.player])
-        before = [g.view_for(s) for s in range(g.n)]
-        hands_before = len(before[0].scores)
-        g.apply(a)  # raises IllegalActionError, the state unchanged
+    def _play(self, a: Action) -> Event:
+        self._news.clear()
+        self.match.play(a)  # raises IllegalActionError, the state unchanged
+        # an answer is settled at once: the yes that wins, or the pass said, is applied now
+        self.match.decision()
         self.save()
-        ev = Event(a.player, a, text)
-        take = getattr(self.bots[a.player], "take_incidents", None)
-        for inc in take() if take is not None else ():
-            # an external bot broke the protocol: say so, as every host does
-            ev.warnings.append(f"{g.players[a.player]}'s bot failed ({inc['kind']}: "
-                               f"{inc['message']}); the basic bot plays the seat for the rest "
-                               f"of the game")
-        after = g.view_for(self.human)
-        if len(after.scores) > hands_before:
-            ev.hand = self._hand_result(before, a, after)
-            for bot in self.bots:
-                if bot is not None:
-                    bot_event(bot, hand_end_event(g))
-                    if not g.over:
-                        bot_event(bot, hand_start_event(g))
-        else:
+        return self._event(a)
+
+    def _public(self) -> tuple[tuple[int, ...], tuple[bool, ...]]:
+        v = self.game.view_for(self.human)
+        return v.penalties, v.out
+
+    def _heard(self, event: dict[str, Any]) -> None:
+        """The match's events, in order (every action applied, by anyone, comes through
+        here)."""
+        if event["type"] == "action":
+            self._ending = (self._before, event["seat"])
+            self._before = self._public()
+        self._news.append(event)
+
+    def _event(self, a: Action) -> Event:
+        g = self.game
+        ev = Event(a.player, a, None)
+        for e in self._news:
+            if e["type"] == "action" and e["action"] == a.to_json():
+                text = e.get("text")
+                if text is not None and a.player == self.human:
+                    text = second_person(text, g.players[a.player])
+                ev.text = text
+            elif e["type"] == "hand_end":
+                ev.hand = self._hand_result(*self._ending)
+        self._news.clear()
+        for inc in self.match.take_incidents():
+            # a bot broke down: say so, as every host does
+            rest = "for the rest of the game" if inc.get("fallback") == "game" else "this move"
+            ev.warnings.append(f"{g.players[inc['seat']]}'s bot failed ({inc['kind']}: "
+                               f"{inc['message']}); the basic bot plays the seat {rest}")
+        if ev.hand is None:
+            after = g.view_for(self.human)
             if after.hand_index != self.warned_hand:
                 self.warned_hand, self.warned = after.hand_index, set()
             for s in range(g.n):
@@ -360,22 +356,24 @@ class Session:
                 if s != self.human and after.hand_sizes[s] == 1 and s not in self.warned:
                     self.warned.add(s)
                     ev.warnings.append(f"{g.players[s]} has one card left")
-        if g.over:
-            ev.game_over = True
-            for bot in self.bots:
-                if bot is not None:
-                    bot_event(bot, game_end_event(g))
+        ev.game_over = g.over
         return ev
 
-    def _hand_result(self, before: list[SeatView], a: Action, after: SeatView) -> HandResult:
-        row = list(after.scores[-1])
-        n = len(before)
+    def _hand_result(self, before: tuple[tuple[int, ...], tuple[bool, ...]],
+                     player: int) -> HandResult:
+        """The hand that just ended, ``player``'s action having ended it; ``before``: the
+        penalties and out flags just before that action."""
+        g = self.game
+        penalties, was_out = before
+        row = list(g.scores[-1])
+        n = g.n
         # a seat that went out scores only its penalties of the hand (cards score above zero)
-        out = [s for s in range(n) if row[s] == before[s].penalties[s]
-               and (before[s].out[s] or s == a.player)]
-        left = [[] if s in out else list(before[s].hand) for s in range(n)]
-        totals = [sum(r[s] for r in after.scores) for s in range(n)]
-        return HandResult(len(after.scores), out, left, row, totals)
+        out = [s for s in range(n) if row[s] == penalties[s] and (was_out[s] or s == player)]
+        end = g.last_hand_end
+        assert end is not None
+        left = [[] if s in out else list(end.hands[s]) for s in range(n)]
+        totals = [sum(r[s] for r in g.scores) for s in range(n)]
+        return HandResult(len(g.scores), out, left, row, totals)
 
     # ---- finishing -----------------------------------------------------------------------
     def saved_message(self) -> str:
