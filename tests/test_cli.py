@@ -86,9 +86,11 @@ def test_replay_good_record_prints_every_field(tmp_path: Path,
     # listed by suit S H D C: 6S 5H 4D 2C
     assert out["hands"] == [SEAT0.split(), ["6S", "5H", "4D", "2C"], SEAT2.split()]
     assert out["down"] == [False, True, False]
-    # sets are listed by suit S H D C; meld 0 is the first laid down
-    assert out["melds"] == [{"owner": 1, "kind": "set", "cards": ["7S", "7H", "7D"]},
-                            {"owner": 1, "kind": "set", "cards": ["9H", "9D", "9C"]}]
+    # sets are listed by suit S H D C; meld 0 is the first laid down; no wild stands for a card
+    naturals = [None, None, None]
+    assert out["melds"] == [
+        {"owner": 1, "kind": "set", "cards": ["7S", "7H", "7D"], "stands_for": naturals},
+        {"owner": 1, "kind": "set", "cards": ["9H", "9D", "9C"], "stands_for": naturals}]
     assert out["discard"] == ["QC", "KC"]  # top last; KC fits no set: no call window
     assert out["stock_size"] == 108 - 30 - 1 - 1  # pack - deal - upcard - seat 1's draw
     assert out["to_act"] == 2  # play goes left
