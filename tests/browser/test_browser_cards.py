@@ -1,5 +1,7 @@
-"""The page's card logic (static/cards.js) against the engine, run in the browser: what each wild
-of a table meld stands for, and arranging picked cards into a meld the engine reads.
+"""The page's card logic (static/cards.js) against the engine, run in the browser: a table meld
+drawn with each wild tagged as the server's meld JSON says (the page derives nothing), and
+arranging picked cards into a meld the engine reads (the server's order first, where its legal
+actions list one).
 
 Domain words: meld, wild, stands for, arrangement (cards in the order a go-down sends them).
 """
@@ -9,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from liverpool.cards import JOKER, RANK_NAMES, card_str, make_card, parse_card
+from liverpool.cards import JOKER, RANK_NAMES, card_str, is_wild, make_card, parse_card
 from liverpool.melds import RUN, SET, meld_readings
 from liverpool.rules import RuleSet
 
@@ -37,7 +39,8 @@ def random_meld(rng: random.Random, rules: RuleSet) -> tuple[str, list[int]]:
 
 
 def cases(rules: RuleSet, count: int, seed: int) -> list[dict[str, Any]]:
-    """Valid melds of one clear kind, with what the engine says each place stands for."""
+    """Valid melds of one clear kind: their JSON as the server sends it, what each place stands
+    for worked out here from the engine's meld, and the cards shuffled as a player picks them."""
     rng = random.Random(seed)
     out: list[dict[str, Any]] = []
     while len(out) < count:
@@ -52,34 +55,70 @@ def cases(rules: RuleSet, count: int, seed: int) -> list[dict[str, Any]]:
                 target = m.stands_for(place)
                 stands.append(None if c == target else card_str(target))
             else:
-                wild = c == JOKER or (rules.deuces_wild and c % 13 == 1 and m.key != 2)
+                wild = is_wild(c, rules.deuces_wild) and not (c != JOKER and m.key == 2)
                 stands.append(RANK_NAMES[m.key] if wild else None)
         shuffled = [card_str(c) for c in m.cards]
         rng.shuffle(shuffled)
-        out.append({"kind": m.kind, "cards": [card_str(c) for c in m.cards], "stands": stands,
-                    "picked": shuffled})
+        out.append({"meld": m.to_json(), "cards": [card_str(c) for c in m.cards],
+                    "stands": stands, "picked": shuffled})
     return out
 
 
 JS = """async ([cases, deuces]) => {
   const m = await import('/static/cards.js');
-  return cases.map(c => ({
-    stands: m.standsFor({kind: c.kind, cards: c.cards}, deuces),
-    arranged: m.arrangeMeld(c.picked, deuces),
-  }));
+  return cases.map((c, i) => {
+    const el = m.meldElement(c.meld, i);
+    const cards = [...el.querySelectorAll('.card')];
+    return {
+      index: el.dataset.meld, kind: el.dataset.kind,
+      cards: cards.map(e => e.dataset.card),
+      tags: cards.map(e => {
+        const t = e.querySelector('.stands');
+        return t ? t.textContent : null;
+      }),
+      wild: cards.map(e => e.classList.contains('wild')),
+      arranged: m.arrangeMeld(c.picked, deuces),
+      listed: m.meldOrder(c.picked, [['XX'], c.cards], deuces),
+      unlisted: m.meldOrder(c.picked, [], deuces),
+    };
+  });
 }"""
 
 
-def test_wilds_and_arrangements_match_the_engine(server: Server, make_player: Any) -> None:
+def test_melds_show_the_servers_wilds_and_arrangements_match_the_engine(
+        server: Server, make_player: Any) -> None:
     page = make_player("Ann").page
     page.goto(server.base + "/")
     for preset, seed in (("standard", 1), ("house", 2), ("hoyle", 3)):
         rules = RuleSet.preset(preset)
-        got_all = page.evaluate(JS, [cases(rules, 150, seed), rules.deuces_wild])
-        for case, got in zip(cases(rules, 150, seed), got_all, strict=True):
-            assert got["stands"] == case["stands"], (preset, case)
+        todo = cases(rules, 150, seed)
+        got_all = page.evaluate(JS, [todo, rules.deuces_wild])
+        for i, (case, got) in enumerate(zip(todo, got_all, strict=True)):
+            # the server's stands_for is what this test works out from the engine's meld ...
+            assert case["meld"]["stands_for"] == case["stands"], (preset, case)
+            # ... and the page shows exactly it: a tag on each wild, none on a natural
+            assert got["index"] == str(i) and got["kind"] == case["meld"]["kind"]
+            assert got["cards"] == case["cards"], (preset, case)
+            assert got["tags"] == [None if s is None else "=" + s for s in case["stands"]]
+            assert got["wild"] == [s is not None for s in case["stands"]]
+            # picked cards the server lists as a meld go in its order; others are arranged
+            assert got["listed"] == case["cards"]
             arranged = got["arranged"]
             assert arranged is not None, (preset, case)
+            assert got["unlisted"] == arranged
             readings = meld_readings(tuple(parse_card(c) for c in arranged), 0, rules,
                                      first_down=False)
             assert readings, (preset, case, arranged)
+
+
+def test_a_meld_without_stands_for_shows_no_tags(server: Server, make_player: Any) -> None:
+    """A meld JSON without stands_for (from a server before it): cards shown, nothing guessed."""
+    page = make_player("Ann").page
+    page.goto(server.base + "/")
+    got = page.evaluate("""async () => {
+      const m = await import('/static/cards.js');
+      const el = m.meldElement({owner: 0, kind: 'run', cards: ['4C', '5C', 'JK', '7C']}, 3);
+      return [[...el.querySelectorAll('.card')].map(e => e.dataset.card),
+              el.querySelectorAll('.stands').length];
+    }""")
+    assert got == [["4C", "5C", "JK", "7C"], 0]

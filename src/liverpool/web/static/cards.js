@@ -1,7 +1,9 @@
 // Cards in the notation of docs/rules.md (Notation) ("10H", "AS", "JK"): parsing, sorting, drawing
-// faces, reading what a wild stands for in a table meld, and arranging picked cards as a meld.
+// faces, drawing a table meld with what the server says each wild stands for, and arranging
+// picked cards as a meld where the server lists no arrangement of them.
 // Domain words: rank (1 = ace .. 13 = king; 14 = a high ace in a run), suit (S H D C), wild
-// (a joker, or a 2 where 2s are wild), natural (a card standing for itself), set, run.
+// (a joker, or a 2 where 2s are wild), natural (a card standing for itself), set, run,
+// stands for (the meld JSON's stands_for: a wild's card in a run, the rank in a set).
 
 export const SUITS = ["S", "H", "D", "C"];
 export const SUIT_SYMBOL = { S: "♠", H: "♥", D: "♦", C: "♣" };
@@ -18,10 +20,6 @@ export function parse(code) {
 
 export function rankName(rank) {
   return RANKS[rank] || "?";
-}
-
-export function cardCode(rank, suit) {
-  return rankName(rank) + suit;
 }
 
 export function isWild(code, deuces) {
@@ -94,50 +92,53 @@ export function cardBack(label) {
 }
 
 /**
- * What each place of a table meld stands for: an array with null for a natural and the card
- * (set: the rank, as "7") for a wild. Runs are stored low to high, so one natural fixes them all.
+ * A table meld (its JSON from the server) as an element: a `.meld` with its number, then its
+ * cards in order, each wild tagged with what the meld's `stands_for` says it stands for (the
+ * page works none of it out). `decorate(cardEl, code, place)` may add classes or handlers.
  */
-export function standsFor(meld, deuces) {
-  const cards = meld.cards;
-  if (meld.kind === "set") {
-    const nat = cards.find((c) => !isWild(c, deuces)) ||
-      cards.find((c) => c !== "JK"); // a set of 2s where 2s are wild
-    const rank = nat ? parse(nat).rank : 0;
-    return cards.map((c) => (isWild(c, deuces) && !(rank === 2 && c !== "JK") ? rankName(rank) : null));
-  }
-  // a run: anchor on a natural that is neither an ace nor a 2 (their place is ambiguous)
-  let anchor = -1;
-  let lo = 0;
-  let suit = null;
-  for (let i = 0; i < cards.length && anchor < 0; i++) {
-    const c = parse(cards[i]);
-    if (!c.joker && c.rank > 2) { anchor = i; lo = c.rank - i; suit = c.suit; }
-  }
-  if (anchor < 0) {
-    const i = cards.findIndex((c) => c !== "JK" && parse(c).rank === 1);
-    if (i >= 0) {
-      suit = parse(cards[i]).suit;
-      lo = i === 0 ? 1 : 14 - (cards.length - 1);
-    } else {
-      const j = cards.findIndex((c) => c !== "JK");
-      if (j < 0) return cards.map(() => "?");
-      suit = parse(cards[j]).suit;
-      lo = 2 - j;
-    }
-  }
-  return cards.map((code, i) => {
-    const rank = lo + i;
-    const c = parse(code);
-    if (!isWild(code, deuces)) return null;
-    if (!c.joker && rank === 2 && c.suit === suit) return null; // a 2 in its own place
-    return cardCode(rank, suit);
+export function meldElement(meld, index, decorate) {
+  const el = document.createElement("div");
+  el.className = "meld";
+  el.dataset.meld = String(index);
+  el.dataset.kind = meld.kind;
+  const no = document.createElement("span");
+  no.className = "meld-no";
+  no.textContent = String(index);
+  el.append(no);
+  const stands = meld.stands_for || [];
+  meld.cards.forEach((code, k) => {
+    const ce = cardElement(code, { standsFor: stands[k] || null });
+    ce.classList.add("small");
+    if (decorate) decorate(ce, code, k);
+    el.append(ce);
   });
+  return el;
+}
+
+/** Whether two lists hold the same cards, in any order. */
+export function sameCards(a, b) {
+  if (a.length !== b.length) return false;
+  const x = [...a].sort();
+  const y = [...b].sort();
+  return x.every((c, i) => c === y[i]);
 }
 
 /**
- * Arrange picked cards as a meld the engine reads: a set as sorted, a run low to high with
- * wilds filling gaps and spare wilds at the high end, then the low end (as the solver places
- * them). Returns null when the naturals cannot make a run of one suit.
+ * The order to send picked cards in as one meld: the server's own where its legal actions list
+ * these cards as a meld (`listed`: card lists from the legal go-down or borrows), else
+ * `arrangeMeld`'s; null when neither has one.
+ */
+export function meldOrder(codes, listed, deuces) {
+  const found = (listed || []).find((m) => sameCards(m, codes));
+  return found ? [...found] : arrangeMeld(codes, deuces);
+}
+
+/**
+ * Arrange picked cards as a meld the engine reads, for groups the server lists no arrangement of
+ * (its legal actions hold one go-down and the shortest borrows only): a set as sorted, a run low
+ * to high with wilds filling gaps and spare wilds at the high end, then the low end (as the
+ * solver places them). Returns null when the naturals cannot make a run of one suit. The server
+ * judges what is sent and says why it refuses.
  */
 export function arrangeMeld(codes, deuces) {
   const wilds = [];

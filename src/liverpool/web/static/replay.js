@@ -3,7 +3,7 @@
 // forwards, back, by hand, or on its own. Domain words: step (the deal of a hand or one action,
 // with the table after it), hand end (the board a hand was scored on), score sheet.
 
-import { cardElement, standsFor } from "./cards.js";
+import { cardElement, meldElement } from "./cards.js";
 import { api, errorText, h } from "./util.js";
 
 export async function showReplay(root, tableId) {
@@ -100,9 +100,7 @@ class ReplayView {
     const owners = [...new Set(s.melds.map((m) => m.owner))].sort((a, b) => a - b);
     const melds = h("div#replay-melds.melds", {}, owners.length ? owners.map((o) => h("div.meld-owner", { dataset: { owner: String(o) } },
       h("div.owner-name", { text: `${name(o)}'s melds` }),
-      s.melds.map((m, i) => m.owner !== o ? null : h("div.meld", { dataset: { meld: String(i), kind: m.kind } },
-        h("span.meld-no", { text: String(i) }),
-        m.cards.map((c, k) => { const e = cardElement(c, { standsFor: standsFor(m, r.deuces_wild)[k] }); e.classList.add("small"); return e; })))))
+      s.melds.map((m, i) => m.owner !== o ? null : meldElement(m, i))))
       : [h("p.muted", { text: "No melds on the table." })]);
     const list = h("ol.replay-actions", { start: "0" }, this.steps.map((st, i) =>
       h("li" + (i === this.at ? ".current" : "") + (st.kind === "deal" ? ".deal" : ""), { text: st.event, onclick: () => this.go(i) })));

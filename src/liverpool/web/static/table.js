@@ -9,7 +9,7 @@
 // lay-off, swap, borrow.
 
 import {
-  arrangeMeld, cardBack, cardElement, contractText, isWild, sortCards, standsFor,
+  cardBack, cardElement, contractText, isWild, meldElement, meldOrder, sortCards,
 } from "./cards.js";
 import {
   PRIVATE_TABLE, absoluteUrl, actionLabel, api, copyText, errorText, forgetSecret, forgetSeat,
@@ -698,19 +698,15 @@ class TableClient {
         h("div.owner-name", { text: owner === this.seat ? "Your melds" : `${this.name(owner)}'s melds` }));
       v.melds.forEach((m, i) => {
         if (m.owner !== owner) return;
-        const stands = standsFor(m, this.deuces);
-        const el = h("div.meld", { dataset: { meld: String(i), kind: m.kind }, title: `meld ${i}: ${m.kind}` },
-          h("span.meld-no", { text: String(i) }));
-        m.cards.forEach((c, k) => {
-          const ce = cardElement(c, { standsFor: stands[k] });
-          ce.classList.add("small");
+        // the wilds' tags come from the server's stands_for
+        const el = meldElement(m, i, (ce, c) => {
           if (canBorrow && !selOne && this.myTurnPlay()) {
             ce.classList.add("clickable");
             ce.addEventListener("click", (e) => { e.stopPropagation(); this.startBorrow(i, c); });
           }
           if (this.borrowing && this.borrowing.meld === i && this.borrowing.card === c) ce.classList.add("selected");
-          el.append(ce);
         });
+        el.title = `meld ${i}: ${m.kind}`;
         if (this.hintAction && this.hintAction.meld === i) el.classList.add("hinted");
         if (selOne) {
           el.classList.add("target");
@@ -811,8 +807,10 @@ class TableClient {
       words.push(`Borrowing ${this.borrowing.card}: pick cards from your hand to make a new meld with it.`);
       const cards = [this.borrowing.card, ...sel];
       buttons.append(h("button#borrow", { type: "button", text: `Lay new meld ${cards.join(" ")}`, disabled: sel.length < 2, onclick: () => {
-        const arranged = arrangeMeld(cards, this.deuces) || cards;
-        this.act({ type: "borrow", player: this.seat, meld: this.borrowing.meld, card: this.borrowing.card, new_meld: arranged });
+        const { meld, card } = this.borrowing;
+        const listed = this.legal.filter((a) => a.type === "borrow" && a.meld === meld && a.card === card).map((a) => a.new_meld);
+        const arranged = meldOrder(cards, listed, this.deuces) || cards;
+        this.act({ type: "borrow", player: this.seat, meld, card, new_meld: arranged });
       } }), h("button.secondary", { type: "button", text: "Cancel borrow", onclick: () => { this.borrowing = null; this.render(); } }));
     } else if (sel.length === 1) {
       words.push(`${sel[0]} selected: click a meld to lay it off, or discard it.`);
@@ -859,8 +857,10 @@ class TableClient {
     const sel = this.selectedCards();
     box.append(h("h3", { text: "Your go-down" }),
       h("p.muted", { text: "Click a card in a meld to take it back; select cards in your hand and add them to a meld." }));
+    // each group in the server's order where the suggested go-down has these cards as a meld
+    const order = (group) => meldOrder(group, suggestion.melds, this.deuces);
     this.editing.forEach((group, gi) => {
-      const arranged = arrangeMeld(group, this.deuces);
+      const arranged = order(group);
       box.append(h("div.edit-meld", { dataset: { group: String(gi) } },
         meldRow(group, (k) => { group.splice(k, 1); if (!group.length) this.editing.splice(gi, 1); this.render(); }),
         h("button.small", { type: "button", text: "Add selected", disabled: !sel.length, onclick: () => {
@@ -873,7 +873,7 @@ class TableClient {
         this.editing.push(sel); this.selected.clear(); this.render();
       } }),
       h("button#go-down-send", { type: "button", text: "Go down", disabled: !this.editing.length, onclick: () => {
-        const melds = this.editing.filter((g) => g.length).map((g) => arrangeMeld(g, this.deuces) || g);
+        const melds = this.editing.filter((g) => g.length).map((g) => order(g) || g);
         this.act({ type: "go_down", player: this.seat, melds });
       } }),
       h("button.secondary", { type: "button", text: "Back to the suggestion", onclick: () => { this.editing = null; this.render(); } })));
