@@ -551,7 +551,7 @@ def _meld_candidates(hand: Sequence[Card], rules: RuleSet) -> list[tuple[Card, .
                 options: list[list[Card]] = []
                 for t in targets:
                     opt = []
-                    if nat_counts[t] or (deuces and t % 13 == 1 and t in wilds):
+                    if nat_counts[t] or t in wilds:
                         opt.append(t)
                     opt.extend(sorted(set(wilds)))
                     options.append(opt)

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from ..cards import JOKER, SUITS, Card, card_str, make_card, parse_card
-from ..melds import RUN, SET, Meld, meld_readings
+from ..cards import Card, card_str, parse_card
+from ..melds import Meld
 from ..rules import Contract, RuleSet
 
 
@@ -45,35 +45,6 @@ def _contract(value: Any) -> Contract:
                     None if value.get("run_size") is None else int(value["run_size"]))
 
 
-def meld_json(m: Meld) -> dict[str, Any]:
-    # a run also names its suit and the rank its first place stands for: with deuces wild its
-    # cards alone may read two ways (2C 2H JK: A-3 of hearts or 2-4 of clubs)
-    return {**m.to_json(), "suit": SUITS[m.key], "low": m.lo} if m.kind == RUN else m.to_json()
-
-
-def read_meld(obj: Any, rules: RuleSet) -> Meld:
-    """A table meld from its JSON (owner, kind, cards; a run's suit and low end): the run as
-    named where those fit its cards, otherwise as its cards read under ``rules``."""
-    if not isinstance(obj, dict):
-        raise ValueError(f"not a meld: {obj!r}")
-    owner = int(obj["owner"])
-    kind = obj["kind"]
-    if kind not in (SET, RUN):
-        raise ValueError(f"a meld is a set or a run, not {kind!r}")
-    cards = tuple(parse_card(c) for c in obj["cards"])
-    suit_text, low = obj.get("suit"), obj.get("low")
-    if kind == RUN and suit_text in tuple(SUITS) and isinstance(low, int):
-        suit = SUITS.index(suit_text)
-        wild = (JOKER, *(make_card(2, s) for s in range(4) if rules.deuces_wild))
-        if low >= 1 and low + len(cards) <= 15 and all(
-                c == make_card(low + i, suit) or c in wild for i, c in enumerate(cards)):
-            return Meld(owner, RUN, cards, suit, low)
-    for m in meld_readings(cards, owner, rules, first_down=False):
-        if m.kind == kind and m.cards == cards:
-            return m
-    raise ValueError(f"{' '.join(card_str(c) for c in cards)} is not a {kind} under these rules")
-
-
 # ---- codecs: (write, read) per kind of field; ``read`` gets the JSON value and the rules ----
 Codec = tuple[Callable[[Any], Any], Callable[[Any, RuleSet], Any]]
 INT: Codec = (lambda v: v, lambda v, r: int(v))
@@ -93,8 +64,8 @@ SEATS_OR_NONE: Codec = (lambda v: None if v is None else list(v),
                         lambda v, r: None if v is None else _ints(v))
 CONTRACTS: Codec = (lambda v: [c.to_json() for c in v],
                     lambda v, r: tuple(_contract(c) for c in v))
-MELDS: Codec = (lambda v: [meld_json(m) for m in v],
-                lambda v, r: tuple(read_meld(m, r) for m in v))
+MELDS: Codec = (lambda v: [m.to_json() for m in v],
+                lambda v, r: tuple(Meld.from_json(m, r) for m in v))
 _NO_DEFAULT = object()
 
 
