@@ -20,11 +20,12 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
+from itertools import islice, product
 from typing import Any
 
 from ..actions import Action
 from ..cards import Card, new_deck, sorted_cards
-from ..melds import SET, layoff_ends, meld_readings, swap_options
+from ..melds import SET, arrangements, layoff_ends, meld_readings, swap_options
 from ..rules import RuleSet
 from .draw import DrawRules
 from .state import (
@@ -97,6 +98,29 @@ class Game(DrawRules):
         except IllegalActionError as e:
             return str(e)
         return None
+
+    def arranged(self, action: Action, tries: int = 400) -> Action:
+        """``action`` (a go-down or a borrow) with each new meld's cards in an order the rules
+        accept, for people, who pick cards rather than orders: the first legal choice of each
+        meld as given or as one of its ``melds.arrangements`` (at most ``tries`` go-downs);
+        ``action`` itself when it is legal as given or no arrangement is (its reason is then
+        the one ``why_illegal`` gives)."""
+        if self.is_legal(action):
+            return action
+        rules = self.rules
+        if action.type == "go_down" and action.melds:
+            options = [list(dict.fromkeys((tuple(m), *arrangements(m, rules))))
+                       for m in action.melds]
+            for combo in islice(product(*options), tries):
+                a = replace(action, melds=tuple(combo))
+                if self.is_legal(a):
+                    return a
+        if action.type == "borrow" and action.new_meld:
+            for new in arrangements(action.new_meld, rules)[:tries]:
+                a = replace(action, new_meld=new)
+                if self.is_legal(a):
+                    return a
+        return action
 
     def canonical(self, action: Action) -> Action:
         """The form ``legal_actions``/``iter_legal`` list a legal action in: sets in output

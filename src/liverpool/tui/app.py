@@ -26,7 +26,6 @@ from ..actions import Action
 from ..cards import Card, card_str, is_wild
 from ..engine import IllegalActionError, SeatView
 from ..melds import arrangements
-from .plain import arrange
 from .session import BotTurn, Event, Session
 from .text import JOKER_STYLE, action_label, face, meld_text, question, sort_hand
 from .widgets import (
@@ -681,8 +680,8 @@ class PlayApp(App[None]):
 
             def card_chosen(k: int) -> None:
                 c = cards[k]
-                a = arrange(self.session, Action("borrow", me, meld=i, card=c,
-                                                 new_meld=(c, *mine)))
+                a = self.session.game.arranged(
+                    Action("borrow", me, meld=i, card=c, new_meld=(c, *mine)))
                 self.do(a)
             self.menu("Borrow which card?", [face(x) for x in cards], card_chosen)
         self.menu("Borrow from which meld?", self.meld_labels(set()), meld_chosen)
@@ -745,7 +744,7 @@ class PlayApp(App[None]):
                          "bold red")
             else:
                 melds = tuple(opts[self.choice[i]] for i, opts in enumerate(self.pending))
-                a = arrange(self.session, Action("go_down", self.session.human, melds=melds))
+                a = self.session.game.arranged(Action("go_down", self.session.human, melds=melds))
                 self.do(a)
                 return True
         else:

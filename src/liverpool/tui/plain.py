@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from itertools import product
 from typing import TextIO
 
 from ..actions import Action, ActionFormatError
 from ..cards import CardError, card_str, parse_card, parse_cards
 from ..engine import IllegalActionError, SeatView
-from ..melds import arrangements
 from .session import Event, HandResult, Session
 from .text import action_label, cards_plain, meld_text, question, sort_hand
 
@@ -282,32 +280,7 @@ class PlainUI:
     def arranged(self, a: Action) -> Action:
         """The action as typed if legal, else the first legal arrangement of its melds (so a
         run need not be typed in order); as typed when none is, for the engine's reason."""
-        return arrange(self.s, a)
-
-
-def arrange(session: Session, a: Action, tries: int = 400) -> Action:
-    """``a`` (a go-down or a borrow) with each meld's cards in an order the engine accepts: the
-    first legal choice, each meld as typed or as one of its ``melds.arrangements`` (at most
-    ``tries`` go-downs); ``a`` itself when it is legal as typed or no arrangement is (its
-    reason is then the engine's)."""
-    if session.is_legal(a):
-        return a
-    rules = session.game.rules
-    if a.type == "go_down" and a.melds:
-        # a meld as typed first (a set may be typed in any order), then its arrangements
-        options = [list(dict.fromkeys((tuple(m), *arrangements(m, rules)))) for m in a.melds]
-        for n, combo in enumerate(product(*options)):
-            if n >= tries:
-                break
-            b = Action("go_down", a.player, melds=tuple(combo))
-            if session.is_legal(b):
-                return b
-    if a.type == "borrow" and a.new_meld:
-        for new in arrangements(a.new_meld, rules)[:tries]:
-            b = Action("borrow", a.player, meld=a.meld, card=a.card, new_meld=new)
-            if session.is_legal(b):
-                return b
-    return a
+        return self.s.game.arranged(a)
 
 
 def _one(args: Sequence[str], usage: str) -> str:

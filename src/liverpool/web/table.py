@@ -901,6 +901,10 @@ class TableOwner:
             waiting = g.players[who] if who is not None else "the table"
             conn.error("not_your_turn", f"it is not your move: waiting for {waiting}")
             return
+        if a.type in ("go_down", "borrow"):  # people pick cards, the core puts them in order
+            _, board = self._legal_for(seat)
+            if board is not None:
+                a = board.arranged(a)
         try:
             if g.phase is Phase.CALL:
                 # checked on the table as it will be once the window closes, so that an illegal
