@@ -125,73 +125,13 @@ export function sameCards(a, b) {
 
 /**
  * The order to send picked cards in as one meld: the server's own where its legal actions list
- * these cards as a meld (`listed`: card lists from the legal go-down or borrows), else
- * `arrangeMeld`'s; null when neither has one.
+ * these cards as a meld (`listed`: card lists from the legal go-down or borrows), else as picked.
+ * The page knows no rule of melds: the server puts picked cards in an order the rules accept
+ * (or says why they make no meld).
  */
-export function meldOrder(codes, listed, deuces) {
+export function meldOrder(codes, listed) {
   const found = (listed || []).find((m) => sameCards(m, codes));
-  return found ? [...found] : arrangeMeld(codes, deuces);
-}
-
-/**
- * Arrange picked cards as a meld the engine reads, for groups the server lists no arrangement of
- * (its legal actions hold one go-down and the shortest borrows only): a set as sorted, a run low
- * to high with wilds filling gaps and spare wilds at the high end, then the low end (as the
- * solver places them). Returns null when the naturals cannot make a run of one suit. The server
- * judges what is sent and says why it refuses.
- */
-export function arrangeMeld(codes, deuces) {
-  const wilds = [];
-  const nats = [];
-  for (const c of codes) (isWild(c, deuces) ? wilds : nats).push(c);
-  const ranks = new Set(nats.map((c) => parse(c).rank));
-  if (nats.length === 0 || ranks.size === 1 && (nats.length > 1 || codes.length < 4)) {
-    return sortCards(codes, "suit", deuces);
-  }
-  const attempt = (twosNatural) => {
-    const w = [...wilds];
-    const n = [...nats];
-    if (twosNatural) {
-      // a 2 of the run's suit may stand for itself
-      const suits = new Set(n.map((c) => parse(c).suit));
-      if (suits.size === 1) {
-        const s = [...suits][0];
-        for (let i = w.length - 1; i >= 0; i--) {
-          if (w[i] === "2" + s) { n.push(w[i]); w.splice(i, 1); break; }
-        }
-      }
-    }
-    const suits = new Set(n.map((c) => parse(c).suit));
-    if (suits.size !== 1) return null;
-    const suit = [...suits][0];
-    let best = null;
-    for (const aceHigh of [false, true]) {
-      const rs = n.map((c) => { const r = parse(c).rank; return r === 1 && aceHigh ? 14 : r; });
-      const sorted = [...rs].sort((a, b) => a - b);
-      if (new Set(sorted).size !== sorted.length) return null;
-      const lo = sorted[0];
-      const hi = sorted[sorted.length - 1];
-      const gaps = hi - lo + 1 - sorted.length;
-      if (gaps > w.length) continue;
-      if (!best || gaps < best.gaps) best = { lo, hi, gaps, rs: new Set(sorted) };
-    }
-    if (!best) return null;
-    const out = [];
-    const pool = [...w];
-    for (let r = best.lo; r <= best.hi; r++) {
-      if (best.rs.has(r)) out.push(n[[...n].findIndex((c) => {
-        const k = parse(c).rank; return k === r || (r === 14 && k === 1);
-      })]);
-      else out.push(pool.pop());
-    }
-    let hi = best.hi;
-    let lo = best.lo;
-    while (pool.length && hi < 14) { out.push(pool.pop()); hi++; }
-    while (pool.length && lo > 1) { out.unshift(pool.pop()); lo--; }
-    if (pool.length) return null;
-    return out;
-  };
-  return (deuces && attempt(true)) || attempt(false) || null;
+  return found ? [...found] : [...codes];
 }
 
 /** "2 sets", "1 set + 1 run", "2 sets of 3 + 1 run of 7". */

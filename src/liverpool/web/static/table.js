@@ -809,7 +809,7 @@ class TableClient {
       buttons.append(h("button#borrow", { type: "button", text: `Lay new meld ${cards.join(" ")}`, disabled: sel.length < 2, onclick: () => {
         const { meld, card } = this.borrowing;
         const listed = this.legal.filter((a) => a.type === "borrow" && a.meld === meld && a.card === card).map((a) => a.new_meld);
-        const arranged = meldOrder(cards, listed, this.deuces) || cards;
+        const arranged = meldOrder(cards, listed);
         this.act({ type: "borrow", player: this.seat, meld, card, new_meld: arranged });
       } }), h("button.secondary", { type: "button", text: "Cancel borrow", onclick: () => { this.borrowing = null; this.render(); } }));
     } else if (sel.length === 1) {
@@ -858,22 +858,20 @@ class TableClient {
     box.append(h("h3", { text: "Your go-down" }),
       h("p.muted", { text: "Click a card in a meld to take it back; select cards in your hand and add them to a meld." }));
     // each group in the server's order where the suggested go-down has these cards as a meld
-    const order = (group) => meldOrder(group, suggestion.melds, this.deuces);
+    const order = (group) => meldOrder(group, suggestion.melds);
     this.editing.forEach((group, gi) => {
-      const arranged = order(group);
       box.append(h("div.edit-meld", { dataset: { group: String(gi) } },
         meldRow(group, (k) => { group.splice(k, 1); if (!group.length) this.editing.splice(gi, 1); this.render(); }),
         h("button.small", { type: "button", text: "Add selected", disabled: !sel.length, onclick: () => {
           group.push(...sel); this.selected.clear(); this.render();
-        } }),
-        arranged ? null : h("span.error", { text: "not a set or a run" })));
+        } })));
     });
     box.append(h("div.actions", {},
       h("button#new-meld.small.secondary", { type: "button", text: "New meld from selected", disabled: sel.length === 0, onclick: () => {
         this.editing.push(sel); this.selected.clear(); this.render();
       } }),
       h("button#go-down-send", { type: "button", text: "Go down", disabled: !this.editing.length, onclick: () => {
-        const melds = this.editing.filter((g) => g.length).map((g) => order(g) || g);
+        const melds = this.editing.filter((g) => g.length).map(order);
         this.act({ type: "go_down", player: this.seat, melds });
       } }),
       h("button.secondary", { type: "button", text: "Back to the suggestion", onclick: () => { this.editing = null; this.render(); } })));
