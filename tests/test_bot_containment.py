@@ -114,8 +114,8 @@ def test_a_bot_seated_mid_game_gets_no_old_hand_ends(tmp_path: Path,
     import random
 
     from liverpool.bots import BasicBot, bot_event, close_bot
-    from liverpool.bots.external import game_start_event, hand_start_event
     from liverpool.engine import Game
+    from liverpool.events import game_start_event, hand_start_event
     from liverpool.rules import RuleSet
 
     log = tmp_path / "log.jsonl"

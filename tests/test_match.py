@@ -19,9 +19,7 @@ from liverpool.actions import Action
 from liverpool.bots import BasicBot, make_bot
 from liverpool.cards import parse_card
 from liverpool.engine import Game, IllegalActionError, Phase, SeatView
-from liverpool.match import (
-    Decision,
-    Match,
+from liverpool.events import (
     bot_rng,
     bot_seed,
     game_end_event,
@@ -29,6 +27,7 @@ from liverpool.match import (
     hand_end_event,
     hand_start_event,
 )
+from liverpool.match import Decision, Match
 from liverpool.rules import RuleSet
 
 # standard, 3 players, dealer 0: seat 1 plays first on the upcard KC and draws QC

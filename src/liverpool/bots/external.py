@@ -34,7 +34,7 @@ from typing import IO, Any
 
 from ..actions import Action, ActionFormatError
 from ..engine import Game, SeatView
-from ..match import (
+from ..events import (
     bot_seed,
     game_end_event,
     game_start_event,

@@ -744,7 +744,7 @@ class TableOwner:
         g = self.game
         if g is None:
             return
-        from ..bots.external import (
+        from ..events import (
             game_end_event,
             game_start_event,
             hand_end_event,
