@@ -368,7 +368,8 @@ async def test_a_table_waits_for_one_bot_decision_at_a_time_in_order(
 
         def table_of(args: tuple[Any, ...]) -> str | None:
             for owner in registry.owners.values():
-                things = [*owner.rngs, *owner.bots.values(), owner.cover_bot]
+                rngs = owner.match.rngs if owner.match is not None else []
+                things = [*rngs, *owner.bots.values(), owner.cover_bot]
                 if any(any(a is x for x in things) for a in args):
                     return str(owner.id)
             return None
@@ -376,7 +377,9 @@ async def test_a_table_waits_for_one_bot_decision_at_a_time_in_order(
         real_submit = pool.submit
 
         def submit(fn: Any, *args: Any) -> Any:
-            tid = table_of((getattr(fn, "__self__", None), *args))
+            holder = getattr(fn, "__self__", None)  # a bot, or a bot's move (its bot, its rng)
+            tid = table_of((holder, getattr(holder, "bot", None), getattr(holder, "rng", None),
+                            *args))
             log.append(("submit", tid))
 
             def run() -> Any:

@@ -29,8 +29,9 @@ async def test_a_finished_table_leaves_memory_and_comes_back(sqlite_url: str) ->
         tid, rec = await finished_table(srv)
         # nobody is connected: the owner goes, the record stays in the store
         await _until(lambda: tid not in owners)
+        # loaded again on demand (and let go again once idle: how soon is the machine's affair)
         summary = (await srv.http.get(f"/api/tables/{tid}")).json()
-        assert summary["status"] == "over" and tid in owners  # loaded again on demand
+        assert summary["status"] == "over"
         assert (await srv.http.get(f"/api/tables/{tid}/record")).json() == rec
         await _until(lambda: tid not in owners)
         # a spectator keeps it in memory while connected

@@ -21,7 +21,6 @@ import hashlib
 import hmac
 import json
 import logging
-import random
 import re
 import secrets
 import time
@@ -36,6 +35,7 @@ from ..actions import Action, ActionFormatError
 from ..bots import BasicBot, Bot, bot_event, close_bot, hint, make_bot
 from ..cards import card_str
 from ..engine import Game, IllegalActionError, Phase, SeatView
+from ..match import Match
 from ..outofturn import Requests, after_silence, kind_now
 from ..record import game_record
 from ..rules import RuleSet
@@ -193,7 +193,9 @@ class TableOwner:
         self.incidents: list[dict[str, Any]] = list(stored.notes)
         self._unreported: list[dict[str, Any]] = []  # noted, not yet logged, told or stored
         self.cover_bot: Bot = make_bot("basic")
-        self.rngs = [random.Random(self.seed * 31 + i) for i in range(len(self.seats))]
+        # the game's driver (bot generators, bot moves with their fallback, the window's
+        # requests), made at the start
+        self.match: Match | None = None
         # intents, in the order they were announced, and the bots' answers when asked
         self.requests = Requests()
         self._queue: asyncio.Queue[tuple[Callable[..., Awaitable[Any]], tuple[Any, ...],
@@ -250,6 +252,8 @@ class TableOwner:
             s.kind, s.level, s.name = "bot", level, f"Bot {int(key) + 1}"
         self.bots = bots if bots is not None else self._make_bots(d["bots"])
         self.game = game if game is not None else self._new_game(d["bots"])
+        self.match = Match(self.game, [self.bots.get(s) for s in range(self.game.n)])
+        self.requests = self.match.requests
         self.status = "playing"
 
     def _new_game(self, bots: dict[str, str]) -> Game:
@@ -317,8 +321,10 @@ class TableOwner:
             who = self.seats[seat].name if seat is not None else "a bot"
             log.warning("table %s: bot %s of seat %s: %s: %s", self.id, note["bot"], seat,
                         note["kind"], note["message"])
-            text = (f"{who}'s bot ({note['bot']}) failed ({note['kind']}: {note['message']}); "
-                    f"the basic bot plays the seat for the rest of the game")
+            instead = ("the basic bot played that move" if note.get("fallback") == "move"
+                       else "the basic bot plays the seat for the rest of the game")
+            text = f"{who}'s bot ({note['bot']}) failed ({note['kind']}: {note['message']}); " \
+                   f"{instead}"
             self.log.append(text)
             notice = dumps({"type": "notice", "text": text})
             for c in self.conns:
@@ -1005,23 +1011,17 @@ class TableOwner:
             self._tell_idle()
 
     async def _choose(self, seat: int, bot: Bot | None = None) -> Action:
-        """A bot's move for ``seat`` (in a thread: an expert or external bot may think long)."""
-        g = self.game
-        assert g is not None
-        legal = g.legal_actions(seat)
-        if len(legal) == 1:
-            return legal[0]
-        b = bot or self.bots.get(seat) or self.cover_bot
-        view = g.view_for(seat)
-        a: Action
-        try:
-            a = await self._think(b.choose, view, legal, self.rngs[seat])
-        except Exception:  # a broken bot is replaced for this move
-            log.exception("table %s: bot of seat %d failed; basic plays", self.id, seat)
-            a = await self._think(self.cover_bot.choose, view, legal, self.rngs[seat])
-        if not g.is_legal(a):
-            a = await self._think(self.cover_bot.choose, view, legal, self.rngs[seat])
-        self._collect_incidents(seat, b)
+        """A bot's move for ``seat`` (thought out in the bots' pool: an expert or external bot
+        may think long), through the match driver: its generator, and the basic bot's move
+        instead of one that raised or was illegal (an incident says so)."""
+        assert self.match is not None
+        move = self.match.prepare(seat, bot or self.bots.get(seat) or self.cover_bot)
+        a = self.match.accept(move, await self._think(move.decide))
+        for inc in self.match.take_incidents():
+            self._note_incident(inc["seat"], str(inc.get("bot") or inc.get("name") or "bot"),
+                                str(inc.get("kind")), str(inc.get("message")),
+                                {"decision": inc.get("decision"), "sent": inc.get("sent"),
+                                 "fallback": inc.get("fallback", "game")})
         await self._report_incidents()
         return a
 
