@@ -2,32 +2,21 @@
 with. At each decision the acting seat goes down with the solver's best go-down when it can,
 otherwise picks uniformly among the legal action *types*, then uniformly within the type.
 
-Domain words: *choice* (``random_choice``: the policy over one seat's legal actions), *random
-player* (``RandomPlayer``: the policy as a bot, which a ``match.Match`` seats so that buy rounds
-and call windows are settled as in every other game), *step* (``random_action``: one random
-action of the game, for tests that drive the engine itself).
+Domain words: *choice* (``bots.base.random_choice``: the policy over one seat's legal actions),
+*random player* (``bots.base.RandomBot``: the policy as a bot, which a ``match.Match`` seats so
+that buy rounds and call windows are settled as in every other game), *step* (``random_action``:
+one random action of the game, for tests that drive the engine itself).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 
 from .actions import Action
-from .engine import Game, SeatView
+from .bots.base import RandomBot, random_choice
+from .engine import Game
 from .match import Match
 from .rules import RuleSet
-
-
-def random_choice(legal: Sequence[Action], rng: random.Random) -> Action:
-    """The best go-down when there is one, else a uniform type, then a uniform action of it."""
-    by_type: dict[str, list[Action]] = {}
-    for a in legal:
-        by_type.setdefault(a.type, []).append(a)
-    if "go_down" in by_type:
-        return by_type["go_down"][0]
-    kind = rng.choice(sorted(by_type))
-    return rng.choice(by_type[kind])
 
 
 def random_action(game: Game, rng: random.Random) -> Action:
@@ -38,20 +27,11 @@ def random_action(game: Game, rng: random.Random) -> Action:
     return random_choice(game.legal_actions(seat), rng)
 
 
-class RandomPlayer:
-    """Random play as a bot: ``random_choice`` over the seat's legal actions."""
-
-    name = "random"
-
-    def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
-        return random_choice(legal, rng)
-
-
 def random_game(rules: RuleSet, players: int, seed: int, max_actions: int = 1_000_000) -> Game:
     """A whole game of random legal play through a match (seed drives the deal and, through
     the bot generators, the choices); it stops after about ``max_actions`` actions."""
     game = Game(rules, players, seed=seed)
-    match = Match(game, [RandomPlayer()] * players)
+    match = Match(game, [RandomBot()] * players)
     while len(game.actions) < max_actions and (d := match.decision()) is not None:
         match.play(match.bot_action(d.seat))
     return game

@@ -48,10 +48,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .actions import Action
+from .bots.base import RandomBot
 from .cards import JOKER, Card, card_str, cards_str
 from .engine import Game, IllegalActionError, Phase
 from .match import Match
-from .randomplay import RandomPlayer
 from .record import game_record, replay
 from .rules import (
     BUY_PRIORITY,
@@ -565,7 +565,7 @@ def play_checked(spec: GameSpec) -> GameResult:
         hand_before = game.hand_index
 
     report(-1, check_cards(game, pack) + check_new_hand(game, pack_size))
-    match = Match(game, [RandomPlayer()] * spec.players, listener=heard)
+    match = Match(game, [RandomBot()] * spec.players, listener=heard)
     with contextlib.suppress(_Stop):
         if every and report(0, check_can_act(game)):
             raise _Stop

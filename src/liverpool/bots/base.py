@@ -31,18 +31,24 @@ def by_type(legal: Sequence[Action]) -> dict[str, list[Action]]:
     return out
 
 
+def random_choice(legal: Sequence[Action], rng: random.Random) -> Action:
+    """Random legal play over one seat's legal actions: the suggested go-down whenever there is
+    one (otherwise a random player would almost never go down), else a uniform action type,
+    then a uniform action of that type."""
+    groups = by_type(legal)
+    if "go_down" in groups:
+        return groups["go_down"][0]
+    kind = rng.choice(sorted(groups))
+    return rng.choice(groups[kind])
+
+
 class RandomBot:
-    """Uniform over the legal action types, then over the actions of the type; goes down with
-    the suggested go-down whenever it can (otherwise a random player would almost never)."""
+    """Random legal play as a bot (``random_choice``)."""
 
     name = "random"
 
     def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
-        groups = by_type(legal)
-        if "go_down" in groups:
-            return groups["go_down"][0]
-        kind = rng.choice(sorted(groups))
-        return rng.choice(groups[kind])
+        return random_choice(legal, rng)
 
 
 def bot_event(bot: object, event: dict[str, object]) -> None:
