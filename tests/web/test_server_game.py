@@ -29,8 +29,11 @@ async def _seated(srv: Served, seats: list[dict[str, Any]], names: list[str],
 
 
 def _keys(obj: Any) -> set[str]:
+    """Every key in a message, except the names of the rule knobs (``hands`` is a knob: the
+    list of contracts played, not anybody's cards)."""
     if isinstance(obj, dict):
-        return set(obj) | {k for v in obj.values() for k in _keys(v)}
+        return set(obj) | {k for key, v in obj.items() if key not in ("knobs", "overrides")
+                           for k in _keys(v)}
     if isinstance(obj, list):
         return {k for v in obj for k in _keys(v)}
     return set()

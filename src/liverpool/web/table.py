@@ -33,7 +33,7 @@ from typing import Any
 
 from ..actions import Action, ActionFormatError
 from ..bots import BasicBot, Bot, bot_event, close_bot, hint, make_bot
-from ..cards import card_str
+from ..cards import card_str, wild_cards
 from ..engine import Game, IllegalActionError, Phase, SeatView
 from ..match import Match
 from ..outofturn import Requests, after_silence, kind_now
@@ -432,6 +432,9 @@ class TableOwner:
     def summary(self) -> dict[str, Any]:
         return {
             "id": self.id, "rules": self.preset, "overrides": self.overrides,
+            # the rule set in force and its wild cards, so that no page merges or reads rules
+            "knobs": self.rules.to_json(),
+            "wild_cards": [card_str(c) for c in sorted(wild_cards(self.rules.deuces_wild))],
             "status": self.status, "version": self.version, "public": self.public,
             "seats": [{"seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level,
                        "connected": s.kind == "bot" or bool(s.conns), "covered": s.covered}

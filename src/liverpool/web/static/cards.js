@@ -22,8 +22,8 @@ export function rankName(rank) {
   return RANKS[rank] || "?";
 }
 
-export function isWild(code, deuces) {
-  return code === "JK" || (deuces && parse(code).rank === 2);
+export function isWild(code, wilds) {
+  return wilds.has(code);
 }
 
 export function isRed(code) {
@@ -32,16 +32,16 @@ export function isRed(code) {
 }
 
 /** Sort keys: by suit (S H D C) then rank, or by rank then suit; wilds last either way. */
-export function sortKey(code, mode, deuces) {
+export function sortKey(code, mode, wilds) {
   const c = parse(code);
   if (c.joker) return 1000;
-  const wild = deuces && c.rank === 2 ? 500 : 0;
+  const wild = wilds.has(code) ? 500 : 0;
   const s = SUITS.indexOf(c.suit);
   return wild + (mode === "rank" ? c.rank * 4 + s : s * 20 + c.rank);
 }
 
-export function sortCards(codes, mode, deuces) {
-  return [...codes].sort((a, b) => sortKey(a, mode, deuces) - sortKey(b, mode, deuces));
+export function sortCards(codes, mode, wilds) {
+  return [...codes].sort((a, b) => sortKey(a, mode, wilds) - sortKey(b, mode, wilds));
 }
 
 /** A card face as a DOM element (CSS draws it; the suit symbol is text). */

@@ -161,7 +161,7 @@ class TableClient {
     this.closed = false;
     this.dragging = null;
     this.pendingRender = false;
-    this.deuces = false;
+    this.wilds = new Set(["JK"]);
     this.rules = {};
     this.awaitingSync = false;
     this.shareLink = null; // the server's share link (with the join secret), made whole
@@ -403,8 +403,9 @@ class TableClient {
     if (!summary) return;
     this.table = summary;
     const preset = (this.config.presets || {})[summary.rules] || {};
-    this.rules = { ...preset, ...(summary.overrides || {}) };
-    this.deuces = !!this.rules.deuces_wild;
+    // the server says what the table's rules are and which cards are wild
+    this.rules = summary.knobs || { ...preset, ...(summary.overrides || {}) };
+    this.wilds = new Set(summary.wild_cards || ["JK"]);
   }
 
   afterEvent(ev) {
@@ -444,7 +445,7 @@ class TableClient {
     }
     const changed = added.length > 0 || kept.length !== this.handOrder.length;
     this.handOrder = this.sortMode === "manual" ? [...kept, ...added]
-      : sortCards([...kept, ...added], this.sortMode, this.deuces);
+      : sortCards([...kept, ...added], this.sortMode, this.wilds);
     // highlight what just arrived (not the whole first deal)
     this.newCards = new Set(before && before.hand.length ? added : []);
     if (changed) this.selected.clear();
@@ -897,7 +898,7 @@ class TableClient {
       if (this.hintAction && this.hintAction.card === c && (this.hintAction.type !== "go_down")) {
         if (!hand.querySelector(".hinted")) el.classList.add("hinted");
       }
-      if (isWild(c, this.deuces)) el.classList.add("wild-card");
+      if (isWild(c, this.wilds)) el.classList.add("wild-card");
       this.attachDrag(el, i, used);
       hand.append(el);
     });
@@ -905,7 +906,7 @@ class TableClient {
       type: "button", id: `sort-${mode}`, text: label, onclick: () => {
         this.sortMode = mode;
         localStorage.setItem("liverpool:sort", mode);
-        this.handOrder = sortCards(this.handOrder, mode, this.deuces);
+        this.handOrder = sortCards(this.handOrder, mode, this.wilds);
         this.selected.clear();
         this.saveOrder();
         this.render();
