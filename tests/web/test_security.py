@@ -34,11 +34,12 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from liverpool.bots.basic import BasicBot
 from liverpool.bots.expert import ExpertBot
-from liverpool.web import table as table_mod
+from liverpool.web import seats as seats_mod
 from liverpool.web.guard import Origins
 from liverpool.web.limits import Limits
+from liverpool.web.seats import hash_token
 from liverpool.web.store import StoredEvent, StoredTable
-from liverpool.web.table import TableOwner, hash_token
+from liverpool.web.table import TableOwner
 
 from .conftest import (
     RELAXED,
@@ -736,13 +737,13 @@ async def test_a_websocket_client_that_does_not_read_is_dropped(
         sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     limit = 20_000
     peak: dict[int, int] = {}
-    real = table_mod.Conn.send_text
+    real = seats_mod.Conn.send_text
 
     def send_text(self: Any, text: str) -> None:
         real(self, text)
         peak[id(self)] = max(peak.get(id(self), 0), self.queued_bytes)
 
-    monkeypatch.setattr(table_mod.Conn, "send_text", send_text)
+    monkeypatch.setattr(seats_mod.Conn, "send_text", send_text)
     async with serve(sqlite_url, limits=relaxed(send_queue_bytes=limit)) as srv:
         tid, _ = await host_and_players(srv, 3)
         owner = srv.app.state.registry.owners[tid]

@@ -112,7 +112,7 @@ async def test_a_refused_write_is_an_error_and_changes_nothing(sqlite_url: str) 
 
 async def test_bots_go_on_once_the_database_takes_writes_again(
         sqlite_url: str, monkeypatch: Any) -> None:
-    monkeypatch.setattr("liverpool.web.table.STORE_RETRY", 0.1)
+    monkeypatch.setattr("liverpool.web.tableplay.STORE_RETRY", 0.1)
     async with serve(sqlite_url) as srv:
         t = await srv.create(human_seats(1, 2), rules="standard", overrides={"hands": [1]},
                              seed=4, turn_timer=0.01)

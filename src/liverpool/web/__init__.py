@@ -17,7 +17,7 @@ def parse_bot_commands(items: list[str]) -> dict[str, str]:
     """``NAME=COMMAND`` (or ``NAME=cmd@2s:COMMAND`` with its own time limit) -> NAME: the bot
     spec. The time limit's form is checked here; the program when the server starts."""
     from ..bots import BotSpecError, make_bot
-    from .table import bot_spec
+    from .seats import bot_spec
 
     out: dict[str, str] = {}
     for item in items:

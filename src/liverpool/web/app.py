@@ -46,8 +46,9 @@ from .limits import (
     secret_text,
 )
 from .replay import replay_steps
+from .seats import Conn, Settings, dumps
 from .store import Store, StoreError, make_store
-from .table import Conn, Settings, TableOwner, dumps
+from .table import TableOwner
 
 log = logging.getLogger("liverpool.web")
 

@@ -1,0 +1,128 @@
+"""What a web table is made of, below its owner: *seats*, *connections* and *held events*.
+
+Domain words: *seat* (human or bot; a human seat has a secret *token*, stored hashed:
+``new_token``, ``hash_token``), *connection* (``Conn``: one websocket client, at a seat or
+spectating, with a bounded queue of text to send), *held event* (``Held``: one of the last
+events a table keeps, to replay to a client that reconnects), *settings* (the server's grace and
+think times, the host's bot commands, its limits and its bots' thread pool).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import secrets
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from .guard import Origins
+from .limits import Limits
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"))
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)  # 192 bits
+
+
+_SPEC = re.compile(r"cmd(@[^:]*)?:", re.IGNORECASE)
+
+
+def bot_spec(command: str) -> str:
+    """The bot spec of a host's command: ``cmd@2s:PROGRAM`` as given, ``PROGRAM`` as
+    ``cmd:PROGRAM``."""
+    command = command.strip()
+    return command if _SPEC.match(command) else f"cmd:{command}"
+
+
+@dataclass
+class Settings:
+    grace: float = 15.0  # seconds before a dropped human is covered by the basic bot
+    bot_think: float = 0.6  # seconds a bot waits before its move (so people can follow)
+    bot_commands: dict[str, str] = field(default_factory=dict)  # level name -> command line
+    limits: Limits = field(default_factory=Limits)
+    origins: Origins = field(default_factory=Origins)
+    # bots think here, never on the event loop: a bounded pool, first come first served, and
+    # each table waits for one decision at a time, so no table's bots starve another's
+    bot_pool: ThreadPoolExecutor | None = None
+
+    def pool(self) -> ThreadPoolExecutor:
+        if self.bot_pool is None:
+            self.bot_pool = ThreadPoolExecutor(self.limits.bot_workers,
+                                               thread_name_prefix="liverpool-bots")
+        return self.bot_pool
+
+
+class Conn:
+    """One websocket client. The owner queues text; a sender task writes it to the socket, so
+    a slow client never holds up the table. What waits to be sent is bounded (in bytes and in
+    messages): a client that does not read is dropped, and resyncs when it comes back."""
+
+    def __init__(self, limits: Limits | None = None, link_base: str = "") -> None:
+        self.limits = limits or Limits()
+        self.link_base = link_base  # where this client's share links point ("" : a path)
+        self.seat: int | None = None
+        self.hello = False  # the owner has seated (or refused) the client
+        self.hello_sent = False  # the client has sent a well-formed hello
+        self.out: asyncio.Queue[str | None] = asyncio.Queue()
+        self.queued_bytes = 0
+        self.closed = False
+        self.close_code = 1000
+        self.close_reason = ""
+
+    def send_text(self, text: str) -> None:
+        if self.closed:
+            return
+        size = len(text)
+        if (self.out.qsize() >= self.limits.send_queue_messages
+                or self.queued_bytes + size > self.limits.send_queue_bytes):
+            # a client this far behind would only fall further behind: drop it (it resyncs)
+            self.close(1008, "too slow")
+            return
+        self.queued_bytes += size
+        self.out.put_nowait(text)
+
+    def sent(self, text: str) -> None:
+        self.queued_bytes -= len(text)
+
+    def send(self, obj: dict[str, Any]) -> None:
+        self.send_text(dumps(obj))
+
+    def error(self, code: str, message: str) -> None:
+        self.send({"type": "error", "code": code, "message": message})
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        if not self.closed:
+            self.closed = True
+            self.close_code, self.close_reason = code, reason
+            self.out.put_nowait(None)
+
+
+@dataclass
+class SeatState:
+    seat: int
+    kind: str  # human | bot
+    level: str | None = None
+    name: str | None = None
+    token_hash: str | None = None
+    conns: set[Conn] = field(default_factory=set)
+    covered: bool = False
+    grace: asyncio.TimerHandle | None = None
+
+
+@dataclass
+class Held:
+    version: int
+    kind: str  # action | lobby | start
+    event: dict[str, Any] | None = None  # action: {"seat", "action", "text"}
+    table: dict[str, Any] | None = None  # lobby: the summary after it
+

@@ -1,0 +1,333 @@
+"""A web table's state and what each seat is shown: the base of the table's owner.
+
+Domain words: *table* (a lobby, then a game), *version* (the table's event counter), *held
+events* (the last 200, replayed to a client that reconnects), *intent* (a real-time request to
+buy or call the current discard: a ``Requests`` request of the core, liverpool.outofturn),
+*window* (while the next player decides, intents are collected), *decision seat* (the seat whose
+move the table waits for), *bot-controlled* (a bot seat or a covered one).
+
+Every change goes through the owner's queue, one at a time, so game state needs no locks: this
+module holds the queue (``post``, ``call``) and what every part of the owner reads (the table's
+summary, each seat's view, legal moves, intents and clock, the messages that carry them). The
+game is driven on top of it (liverpool.web.tableplay), and the lobby and websocket messages on
+top of that (liverpool.web.table).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any, Self
+
+from ..actions import Action
+from ..bots import Bot, close_bot, make_bot
+from ..cards import card_str, wild_cards
+from ..engine import Game, Phase, SeatView
+from ..match import Match
+from ..outofturn import Requests, after_silence, kind_now
+from ..record import game_record
+from ..rules import RuleSet
+from .limits import displayable
+from .seats import Conn, Held, SeatState, Settings, dumps
+from .store import Store, StoredTable
+
+HELD_EVENTS = 200
+LOG_LINES = 100
+
+
+class TableState:
+    """A table's state, the owner's queue, and what each seat is shown."""
+
+    def __init__(self, stored: StoredTable, store: Store, settings: Settings) -> None:
+        cfg = stored.config
+        self.id = stored.id
+        self.created = stored.created
+        self.status = "expired" if stored.status == "expired" else "open"
+        self.public: bool = bool(cfg.get("public", "join_secret" not in cfg))
+        self.join_secret: str | None = cfg.get("join_secret")
+        self.creator: str | None = None  # the address that created it (not stored)
+        self.store = store
+        self.settings = settings
+        self.preset: str = cfg["rules"]
+        self.overrides: dict[str, Any] = cfg.get("overrides") or {}
+        self.rules = RuleSet.preset(self.preset, self.overrides)
+        self.seed: int = cfg["seed"]
+        self.deals: list[list[str]] | None = cfg.get("deals")
+        self.turn_timer: float | None = cfg.get("turn_timer")
+        self.buy_timer: float | None = cfg.get("buy_timer")
+        self.seats = [SeatState(i, s["kind"], displayable(str(s["level"])) if s.get("level")
+                                else None,
+                                f"Bot {i + 1}" if s["kind"] == "bot" else None)
+                      for i, s in enumerate(cfg["seats"])]
+        self.game: Game | None = None
+        self.version = -1
+        self.held: deque[Held] = deque(maxlen=HELD_EVENTS)
+        self.log: deque[str] = deque(maxlen=LOG_LINES)
+        self.conns: set[Conn] = set()
+        self.bots: dict[int, Bot] = {}
+        self.incidents: list[dict[str, Any]] = list(stored.notes)
+        self._unreported: list[dict[str, Any]] = []  # noted, not yet logged, told or stored
+        self.cover_bot: Bot = make_bot("basic")
+        # the game's driver (bot generators, bot moves with their fallback, the window's
+        # requests), made at the start
+        self.match: Match | None = None
+        # intents, in the order they were announced, and the bots' answers when asked
+        self.requests = Requests()
+        self._queue: asyncio.Queue[tuple[Callable[..., Awaitable[Any]], tuple[Any, ...],
+                                         asyncio.Future[Any] | None]] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._bot_timer: asyncio.TimerHandle | None = None
+        self._bot_key: tuple[int, int] | None = None
+        self._turn_timer: asyncio.TimerHandle | None = None
+        self._turn_seat: int | None = None
+        self._turn_deadline: float | None = None
+        self._buy_timer: asyncio.TimerHandle | None = None
+        self._buy_key: int | None = None
+        self._buy_deadline: float | None = None
+        self._window_closed_at: int | None = None  # version whose intents window timed out
+        self._window_cache: tuple[int, Game] | None = None
+        self._public_cache: tuple[int, SeatView] | None = None
+        self._public_text: tuple[int, str] | None = None
+        # websockets holding this owner (counted from the moment they got it, before their
+        # hello): a finished table is evicted from memory only when none is left
+        self.sockets = 0
+        self.on_idle: Callable[[Self], None] | None = None  # set by the registry
+        self.stopped = False
+
+    # ================================================================ the owner's queue =====
+    def idle(self) -> bool:
+        """A finished table nobody is looking at, with nothing left to do."""
+        return (self.finished and self.sockets == 0 and not self.conns
+                and self._queue.empty())
+
+    @property
+    def finished(self) -> bool:
+        """Over, or closed before it started: nothing more happens at this table."""
+        return self.status in ("over", "expired")
+
+    def _tell_idle(self: Self) -> None:
+        if self.on_idle is not None and self.finished and self.sockets == 0:
+            self.on_idle(self)
+
+    def detach_socket(self) -> None:
+        self.sockets -= 1
+        self._tell_idle()
+
+    async def stop(self) -> None:
+        self.stopped = True
+        for h in (self._bot_timer, self._turn_timer, self._buy_timer,
+                  *(s.grace for s in self.seats)):
+            if h is not None:
+                h.cancel()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        for c in list(self.conns):
+            c.close()
+        for b in self.bots.values():
+            close_bot(b)
+
+    def post(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        """Queue a change for the owner (fire and forget)."""
+        self._queue.put_nowait((fn, args, None))
+
+    async def call(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+        """Queue a change for the owner and wait for its result."""
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((fn, args, fut))
+        return await fut
+
+    def _later(self, delay: float, fn: Callable[..., Awaitable[Any]], *args: Any
+               ) -> asyncio.TimerHandle:
+        return asyncio.get_running_loop().call_later(max(0.0, delay), self.post, fn, *args)
+
+    # ================================================================ summaries, views ======
+    def summary(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "rules": self.preset, "overrides": self.overrides,
+            # the rule set in force and its wild cards, so that no page merges or reads rules
+            "knobs": self.rules.to_json(),
+            "wild_cards": [card_str(c) for c in sorted(wild_cards(self.rules.deuces_wild))],
+            "status": self.status, "version": self.version, "public": self.public,
+            "seats": [{"seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level,
+                       "connected": s.kind == "bot" or bool(s.conns), "covered": s.covered}
+                      for s in self.seats],
+            "turn_timer": self.turn_timer, "buy_timer": self.buy_timer,
+            "incidents": len(self.incidents),
+            "created": datetime.fromtimestamp(self.created, UTC).isoformat().replace(
+                "+00:00", "Z"),
+        }
+
+    def bot_controlled(self, seat: int) -> bool:
+        s = self.seats[seat]
+        return s.kind == "bot" or s.covered
+
+    def _public(self) -> SeatView:
+        assert self.game is not None
+        if self._public_cache is None or self._public_cache[0] != self.version:
+            self._public_cache = (self.version, self.game.view_for(0))
+        return self._public_cache[1]
+
+    def _window(self) -> tuple[int, Game] | None:
+        """In a call window: the seat that decides next if nobody calls, and the game as it
+        will be then (the core's ``after_silence``)."""
+        g = self.game
+        if g is None or g.phase is not Phase.CALL:
+            return None
+        if self._window_cache is None or self._window_cache[0] != self.version:
+            self._window_cache = (self.version, after_silence(g))
+        sim = self._window_cache[1]
+        who = sim.to_act()
+        return (who[0], sim) if who else None
+
+    def decision_seat(self) -> int | None:
+        """The seat whose move the table is waiting for (not the seats asked in a buy round or
+        a call window: the owner answers for them)."""
+        g = self.game
+        if g is None or g.over:
+            return None
+        if g.phase is Phase.CALL:
+            w = self._window()
+            return w[0] if w else None
+        if g.phase is Phase.BUY:
+            return None
+        return g.to_act()[0]
+
+    def _legal_for(self, seat: int | None) -> tuple[list[Action], Game | None]:
+        g = self.game
+        if g is None or seat is None or g.over:
+            return [], None
+        if g.phase is Phase.CALL:
+            w = self._window()
+            if w and w[0] == seat:
+                return w[1].legal_actions(seat), w[1]
+            return [], None
+        if g.phase is Phase.BUY:
+            return [], None
+        return g.legal_actions(seat), g
+
+    def _buy_window_open(self) -> bool:
+        """Are buy intents taken now (a buyable discard, before the player on turn decides,
+        and the buy timer has not closed the window)?"""
+        g = self.game
+        return (g is not None and g.phase is Phase.DRAW and self._window_closed_at != self.version
+                and kind_now(g) == "buy")
+
+    def intents_for(self, seat: int | None) -> list[str]:
+        """What ``seat`` may announce now: the core's answer, while the window is open."""
+        g = self.game
+        if g is None or seat is None or g.over or self._window_closed_at == self.version:
+            return []
+        if g.phase is Phase.BUY:  # the round is being settled: it takes no new intents
+            return []
+        return list(g.request_kinds(seat))
+
+    def _deadline(self) -> dict[str, Any] | None:
+        now = asyncio.get_running_loop().time()
+        if self._buy_deadline is not None and self._buy_key == self.version:
+            seat = self.decision_seat()
+            return {"seat": seat, "kind": "buy",
+                    "ms_left": max(0, int((self._buy_deadline - now) * 1000))}
+        if self._turn_deadline is not None and self._turn_seat is not None:
+            return {"seat": self._turn_seat, "kind": "turn",
+                    "ms_left": max(0, int((self._turn_deadline - now) * 1000))}
+        return None
+
+    def _view_json(self, seat: int | None) -> dict[str, Any] | None:
+        g = self.game
+        if g is None:
+            return None
+        if seat is None:
+            v = self._public().to_json()
+            v["seat"] = None
+            v["hand"] = []
+            return v
+        return g.view_for(seat).to_json()
+
+    def _update_text(self, seat: int | None, event: dict[str, Any]) -> str:
+        """The ``update`` message for ``seat``, as text. The public part of the view is the
+        same for every seat: it is encoded once per version and only the seat's own hand is
+        added per seat (the view is still exactly ``view_for(seat)``)."""
+        g = self.game
+        assert g is not None
+        if self._public_text is None or self._public_text[0] != self.version:
+            pub = self._public().to_json()
+            del pub["seat"], pub["hand"]
+            self._public_text = (self.version, dumps(pub)[1:])
+        if seat is None:
+            head = '{"seat":null,"hand":[],'
+        else:
+            hand = [card_str(c) for c in g.view_for(seat).hand]
+            head = f'{{"seat":{seat},"hand":{dumps(hand)},'
+        legal, _ = self._legal_for(seat)
+        return (f'{{"type":"update","version":{self.version},'
+                f'"event":{dumps(self._event_for(seat, event))},'
+                f'"view":{head}{self._public_text[1]},'
+                f'"legal":{dumps([a.to_json() for a in legal])},'
+                f'"intents":{dumps(self.intents_for(seat))},'
+                f'"deadline":{dumps(self._deadline())}}}')
+
+    def _state(self, seat: int | None) -> dict[str, Any]:
+        legal, _ = self._legal_for(seat)
+        return {"view": self._view_json(seat), "legal": [a.to_json() for a in legal],
+                "intents": self.intents_for(seat), "deadline": self._deadline()}
+
+    @staticmethod
+    def _event_for(seat: int | None, ev: dict[str, Any]) -> dict[str, Any]:
+        """The event as ``seat`` may see it: a cut's count stays with the cutter."""
+        if ev["action"].get("type") == "cut" and ev["seat"] != seat:
+            return {**ev, "action": {k: v for k, v in ev["action"].items() if k != "count"}}
+        return ev
+
+    def _sync_msg(self, seat: int | None) -> dict[str, Any]:
+        return {"type": "sync", "version": self.version, "table": self.summary(),
+                **self._state(seat), "log": list(self.log)}
+
+    def _by_seat(self) -> dict[int | None, list[Conn]]:
+        out: dict[int | None, list[Conn]] = {}
+        for c in self.conns:
+            out.setdefault(c.seat, []).append(c)
+        return out
+
+    def _broadcast(self, build: Callable[[int | None], dict[str, Any]],
+                   skip: Conn | None = None) -> None:
+        for seat, conns in self._by_seat().items():
+            text = dumps(build(seat))
+            for c in conns:
+                if c is not skip:
+                    c.send_text(text)
+
+    def _broadcast_text(self, build: Callable[[int | None], str]) -> None:
+        for seat, conns in self._by_seat().items():
+            text = build(seat)
+            for c in conns:
+                c.send_text(text)
+
+    def _broadcast_lobby(self, skip: Conn | None = None) -> None:
+        text = dumps({"type": "lobby", "version": self.version, "table": self.summary()})
+        for c in self.conns:
+            if c is not skip:
+                c.send_text(text)
+
+    def _requests_msg(self, seat: int | None) -> dict[str, Any]:
+        """The intents announced so far, and what ``seat`` may announce now with the clock
+        that runs (they change together: a window that closes takes no more intents)."""
+        return {"type": "requests", "buy": self.requests.seats("buy"),
+                "call": self.requests.seats("call"), "intents": self.intents_for(seat),
+                "deadline": self._deadline()}
+
+    def _announced(self) -> tuple[list[int], list[int]]:
+        return self.requests.seats("buy"), self.requests.seats("call")
+
+    # ================================================================ records ===============
+    def record(self) -> dict[str, Any]:
+        """The game's record, with the bots' incidents when there were any."""
+        assert self.game is not None
+        rec = game_record(self.game)
+        if self.incidents:
+            rec["incidents"] = list(self.incidents)
+        return rec
