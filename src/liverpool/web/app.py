@@ -32,6 +32,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from ..bots import LEVELS
 from ..rules import PRESET_NAMES, PRESETS, RulesError, RuleSet
+from ..rulestext import KNOB_INFO, PRESET_LINES, TOPICS
 from .guard import Guard, Origins, client_of
 from .limits import (
     TABLE_ID,
@@ -360,6 +361,12 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     @app.get("/api/config")
     async def config() -> dict[str, Any]:
         return {"presets": {name: PRESETS[name].to_json() for name in PRESET_NAMES},
+                # words for people: a line per preset, each knob's topic and label
+                "preset_lines": dict(PRESET_LINES),
+                "knobs": [{"knob": k.knob, "topic": k.topic, "label": k.label}
+                          for k in sorted(KNOB_INFO.values(),
+                                          key=lambda k: TOPICS.index(k.topic))],
+                "topics": list(TOPICS),
                 "levels": [*LEVELS, *commands], "limits": lim.public(),
                 "version": _package_version()}
 

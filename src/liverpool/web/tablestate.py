@@ -30,6 +30,7 @@ from ..match import Match
 from ..outofturn import Requests, after_silence, kind_now
 from ..record import game_record
 from ..rules import RuleSet
+from ..rulestext import rules_sheet
 from .limits import displayable
 from .seats import Conn, Held, SeatState, Settings, dumps
 from .store import Store, StoredTable
@@ -151,6 +152,7 @@ class TableState:
             "id": self.id, "rules": self.preset, "overrides": self.overrides,
             # the rule set in force and its wild cards, so that no page merges or reads rules
             "knobs": self.rules.to_json(),
+            "rules_sheet": [[heading, lines] for heading, lines in rules_sheet(self.rules)],
             "wild_cards": [card_str(c) for c in sorted(wild_cards(self.rules.deuces_wild))],
             "status": self.status, "version": self.version, "public": self.public,
             "seats": [{"seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level,
