@@ -9,6 +9,7 @@ import io
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -135,6 +136,11 @@ def test_a_whole_seven_hand_game_against_three_basic_bots(tmp_path: Path) -> Non
     game = session.game
     assert game.over and len(game.scores) == 7
     assert "Not allowed" not in text and "Not understood" not in text
+    # the person, named "You", is never a third person: not "You's set", "You deals"
+    wrong = re.findall(r"\bYou's\b|\bYou (?:draws|lays|takes|buys|goes|swaps|borrows|discards|"
+                       r"calls|gives|cuts|passes|deals|has|is|was)\b", text)
+    assert wrong == []
+    assert "You deal ===" in text and "You lay " in text and "You go down" in text
     for h in range(1, 8):
         assert f"=== Hand {h} of 7:" in text and f"--- Hand {h} over:" in text
     assert "Score sheet:" in text and "Game over. Winner" in text

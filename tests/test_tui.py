@@ -25,7 +25,7 @@ from liverpool.melds import RUN, SET, Meld
 from liverpool.record import replay
 from liverpool.tui.app import PlayApp
 from liverpool.tui.session import Session
-from liverpool.tui.text import meld_text
+from liverpool.tui.text import meld_text, possessive, second_person, subject
 from liverpool.tui.watch import Replayer, WatchApp
 from liverpool.tui.widgets import Menu, Notice
 
@@ -97,6 +97,25 @@ async def select(pilot: object, app: PlayApp, cards: str) -> None:
     for c in cards.split():
         await point_at(pilot, app, c)
         await pilot.press("space")  # type: ignore[attr-defined]
+
+
+def advance(session: Session, actions: Sequence[Action]) -> None:
+    """Play the person's ``actions`` in order, the bots moving in between."""
+    for a in actions:
+        while not session.human_to_act():
+            assert session.step_bot() is not None
+        session.act(a)
+    while not session.human_to_act():
+        assert session.step_bot() is not None
+
+
+def down_with_a_set_and_a_run(session: Session) -> None:
+    """The scenario up to the person's go-down in their second turn: set 7S 7H 7D, run
+    4C 5C JK 7C (meld [1]); 8C, 9C, 10C, 3C, 2C and 6C still in hand."""
+    advance(session, [Action("draw", 0), Action("discard", 0, card=parse_card("KD")),
+                      Action("buy", 0), Action("draw", 0),
+                      Action("go_down", 0, melds=(tuple(C("7S 7H 7D")),
+                                                  tuple(C("4C 5C JK 7C"))))])
 
 
 async def test_a_whole_hand_with_the_keyboard(tmp_path: Path) -> None:
@@ -380,3 +399,37 @@ def test_meld_text_marks_each_wild_with_what_it_stands_for() -> None:
     # a wild is drawn in the wild colour, a natural 2 too where 2s are wild
     styles = [span.style for span in meld_text(run, True).spans]
     assert styles[0] == styles[1] == "bold magenta"
+
+
+def test_lines_about_the_person_named_you_read_in_the_second_person() -> None:
+    assert second_person("Bob lays 8C on You's 4C 5C JK 7C") == "Bob lays 8C on your 4C 5C JK 7C"
+    assert second_person("You lays 8C on You's 4C 5C JK 7C") == "You lay 8C on your 4C 5C JK 7C"
+    assert second_person("You discards JH and goes out") == "You discard JH and go out"
+    assert second_person("it is not You's decision now: waiting for Bob") == \
+        "it is not your decision now: waiting for Bob"
+    assert second_person("You's turn. You's run") == "Your turn. Your run"
+    # others keep their names, and so does a person who chose a name
+    assert second_person("Bob lays 8C on Cy's run") == "Bob lays 8C on Cy's run"
+    assert second_person("Ann lays 8C on Ann's run", "Ann") == "Ann lays 8C on Ann's run"
+    assert (subject("You", "deals"), subject("Cy", "deals")) == ("You deal", "Cy deals")
+    assert (subject("You", "has"), possessive("You"), possessive("Cy", start=True)) == \
+        ("You have", "your", "Cy's")
+
+
+async def test_the_lay_off_menu_and_the_log_say_your_meld(tmp_path: Path) -> None:
+    session = scenario_session(tmp_path)
+    down_with_a_set_and_a_run(session)
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(150, 50)) as pilot:
+        await pilot.pause()
+        await point_at(pilot, app, "8C")
+        await pilot.press("l")
+        await pilot.pause()
+        assert isinstance(app.screen, Menu)
+        labels = [str(x) for x in app.screen.labels]
+        assert labels[1].startswith("[1] your run: ") and "You's" not in " ".join(labels)
+        app.screen.dismiss(1)
+        await pilot.pause()
+        log = [line.text for line in app.query_one("#log", RichLog).lines]
+        assert any("You lay 8C on your 4C 5C JK 7C" in line for line in log), log
+        assert not any("You's" in line for line in log)

@@ -27,7 +27,18 @@ from ..cards import Card, card_str, is_wild
 from ..engine import IllegalActionError, SeatView
 from ..melds import arrangements
 from .session import BotTurn, Event, Session
-from .text import JOKER_STYLE, action_label, face, meld_text, question, sort_hand
+from .text import (
+    JOKER_STYLE,
+    YOU,
+    action_label,
+    face,
+    meld_text,
+    possessive,
+    question,
+    second_person,
+    sort_hand,
+    subject,
+)
 from .widgets import (
     Menu,
     Notice,
@@ -107,6 +118,7 @@ class PlayApp(App[None]):
         self.hint_at: int | None = None  # a hint is being thought out for this position
         self.paused = False  # a hand result or the game's end is on screen
         self.last_result: Group | None = None
+        self.hand_seen = -1  # the hand whose start the log has shown
         self.errors: list[str] = []  # every illegal choice's reason, newest last (tests read it)
         self.rng = random.Random(session.game.seed)
 
@@ -134,10 +146,10 @@ class PlayApp(App[None]):
         names = s.game.players
         others = ", ".join(f"{names[i]} ({s.levels[i]})" for i in range(s.game.n)
                            if i != s.human)
-        self.log_line(Text(f"You are {names[s.human]}; playing with {others}. "
-                           f"? shows the keys.", style="bold"))
+        me = names[s.human]
+        named = "" if me == YOU else f"You are {me}; "
+        self.log_line(Text(f"{named}playing with {others}. ? shows the keys.", style="bold"))
         self.log_line(Text(f"Saved as it goes in {s.save_path}", style="dim"))
-        self.hand_seen = -1
         self.refresh_all()
         self.after_change()
 
@@ -177,7 +189,7 @@ class PlayApp(App[None]):
         pace = "test" if self.fixed_pace is not None else PACES[self.pace_index][0]
         title = (f"Liverpool · {rules.name} rules · hand {v.hand_number}{of}: "
                  f"{v.contract[v.seat].describe()} · {dealt} cards dealt · "
-                 f"{v.players[v.dealer]} deals · bots: {pace}")
+                 f"{subject(v.players[v.dealer], 'deals')} · bots: {pace}")
         if s.over:
             title = f"Liverpool · {rules.name} rules · game over"
         self.query_one("#title", Static).update(title)
@@ -289,10 +301,7 @@ class PlayApp(App[None]):
         """After any action: arm the bots' timer when a bot is to act."""
         s = self.session
         v = self.view()
-        if v.hand_index != self.hand_seen and not s.over:
-            self.hand_seen = v.hand_index
-            self.log_line(Text(f"— hand {v.hand_number}: {v.contract[v.seat].describe()}, "
-                               f"{v.players[v.dealer]} deals —", style="bold cyan"))
+        self.log_hand_start(v)
         if (self.paused or s.over or s.bot_to_act() is None or self.timer_armed
                 or self.thinking is not None):
             self.refresh_all()
@@ -362,12 +371,16 @@ class PlayApp(App[None]):
         self.after_change_no_bots()
 
     def after_change_no_bots(self) -> None:
-        v = self.view()
-        if v.hand_index != self.hand_seen and not self.session.over:
-            self.hand_seen = v.hand_index
-            self.log_line(Text(f"— hand {v.hand_number}: {v.contract[v.seat].describe()}, "
-                               f"{v.players[v.dealer]} deals —", style="bold cyan"))
+        self.log_hand_start(self.view())
         self.refresh_all()
+
+    def log_hand_start(self, v: SeatView) -> None:
+        """A line in the log where a new hand begins (once per hand)."""
+        if v.hand_index == self.hand_seen or self.session.over:
+            return
+        self.hand_seen = v.hand_index
+        self.log_line(Text(f"— hand {v.hand_number}: {v.contract[v.seat].describe()}, "
+                           f"{subject(v.players[v.dealer], 'deals')} —", style="bold cyan"))
 
     def show_event(self, ev: Event) -> None:
         if ev.text:
@@ -415,7 +428,8 @@ class PlayApp(App[None]):
             ev = self.session.act(action)
         except IllegalActionError as e:
             self.errors.append(str(e))
-            self.say(f"Not allowed: {e}", "bold red")
+            reason = second_person(str(e), self.view().players[self.session.human])
+            self.say(f"Not allowed: {reason}", "bold red")
             self.refresh_all()
             return False
         self.message = Text()
@@ -610,7 +624,7 @@ class PlayApp(App[None]):
         v = self.view()
         out = []
         for i, m in enumerate(v.melds):
-            t = Text(f"[{i}] {v.players[m.owner]}'s {m.kind}: ")
+            t = Text(f"[{i}] {possessive(v.players[m.owner])} {m.kind}: ")
             t.append_text(meld_text(m, v.ruleset.deuces_wild))
             if i in fits:
                 t.append("  ✔ fits", style="green")

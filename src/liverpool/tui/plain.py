@@ -17,7 +17,16 @@ from ..actions import Action, ActionFormatError
 from ..cards import CardError, card_str, parse_card, parse_cards
 from ..engine import IllegalActionError, SeatView
 from .session import Event, HandResult, Session
-from .text import action_label, cards_plain, meld_text, question, sort_hand
+from .text import (
+    YOU,
+    action_label,
+    cards_plain,
+    meld_text,
+    question,
+    second_person,
+    sort_hand,
+    subject,
+)
 
 HELP = """Commands (a card is written like 7H, 10S, QD, JK; table melds by their number):
   take                      take the top discard
@@ -57,8 +66,10 @@ class PlainUI:
         s = self.s
         g_players = s.game.players
         others = [f"{g_players[i]} ({s.levels[i]})" for i in range(s.game.n) if i != s.human]
-        self.say(f"Liverpool Rummy, {s.game.rules.name} rules. You are {g_players[s.human]} "
-                 f"(seat {s.human}); playing with {', '.join(others)}.")
+        me = g_players[s.human]
+        named = f"You sit at seat {s.human}" if me == YOU else f"You are {me} (seat {s.human})"
+        self.say(f"Liverpool Rummy, {s.game.rules.name} rules. {named}; playing with "
+                 f"{', '.join(others)}.")
         self.say(f"The game is saved as it goes in {s.save_path}. Type help for the commands.")
         hand_seen = -1
         asked_key: object = None
@@ -112,7 +123,7 @@ class PlainUI:
         of = f" of {total}" if total else ""
         size = len(view.hand) if view.phase != "cut" else "?"
         return (f"=== Hand {view.hand_number}{of}: contract {view.contract[view.seat].describe()}"
-                f"; {size} cards each; {view.players[view.dealer]} deals ===")
+                f"; {size} cards each; {subject(view.players[view.dealer], 'deals')} ===")
 
     def status(self, view: SeatView) -> str:
         lines = [self.players_line(view), self.table_text(view)]
@@ -212,7 +223,7 @@ class PlainUI:
         try:
             ev = s.act(action)
         except IllegalActionError as e:
-            self.say(f"Not allowed: {e}.")
+            self.say(f"Not allowed: {second_person(str(e), view.players[s.human])}.")
             return None
         self.report(ev)
         return None

@@ -31,7 +31,7 @@ from ..engine import Game, IllegalActionError, SeatView
 from ..match import BotMove, Match
 from ..record import RecordError, game_record, replay
 from ..rules import RuleSet
-from .text import action_label, second_person
+from .text import action_label, possessive, second_person, subject
 
 BOT_NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Finn", "Gus", "Hal")
 SEAT_FILE_SUFFIX = ".seats.json"
@@ -336,17 +336,17 @@ class Session:
         for e in self._news:
             if e["type"] == "action" and e["action"] == a.to_json():
                 text = e.get("text")
-                if text is not None and a.player == self.human:
-                    text = second_person(text, g.players[a.player])
-                ev.text = text
+                # a bot's line may name the person too: "Bob lays 8C on your run"
+                ev.text = None if text is None else second_person(text, g.players[self.human])
             elif e["type"] == "hand_end":
                 ev.hand = self._hand_result(*self._ending)
         self._news.clear()
         for inc in self.match.take_incidents():
             # a bot broke down: say so, as every host does
             rest = "for the rest of the game" if inc.get("fallback") == "game" else "this move"
-            ev.warnings.append(f"{g.players[inc['seat']]}'s bot failed ({inc['kind']}: "
-                               f"{inc['message']}); the basic bot plays the seat {rest}")
+            whose = possessive(g.players[inc["seat"]], start=True)
+            ev.warnings.append(f"{whose} bot failed ({inc['kind']}: {inc['message']}); the basic "
+                               f"bot plays the seat {rest}")
         if ev.hand is None:
             after = g.view_for(self.human)
             if after.hand_index != self.warned_hand:
@@ -355,7 +355,7 @@ class Session:
                 # once a hand per seat: a player on one card draws and discards every turn
                 if s != self.human and after.hand_sizes[s] == 1 and s not in self.warned:
                     self.warned.add(s)
-                    ev.warnings.append(f"{g.players[s]} has one card left")
+                    ev.warnings.append(f"{subject(g.players[s], 'has')} one card left")
         ev.game_over = g.over
         return ev
 

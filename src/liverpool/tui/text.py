@@ -1,13 +1,17 @@
 """Words and pictures of the table for the terminal: cards with suit symbols and colours, hands
 sorted by suit or by rank, melds with each wild marked by the card it stands for, and menu labels
-for actions. (Where picked cards go in a meld is ``melds.arrangements``.)
+for actions, and lines about the person in the second person. (Where picked cards go in a meld is
+``melds.arrangements``.)
 
 Domain words: *card face* (``7♥``), *sort order* (``suit`` or ``rank``), *wild* (a joker, or a 2
-where 2s are wild), *stands for* (the card a wild plays in a run, or the rank in a set).
+where 2s are wild), *stands for* (the card a wild plays in a run, or the rank in a set), *the
+person* (the player at this terminal, named "You" unless they chose a name: their lines read
+"You draw", "your run").
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from rich.text import Text
@@ -118,10 +122,11 @@ def question(view: SeatView, legal: Sequence[Action]) -> str:
         return f"Buy {top}? (+{pen} penalty card{'s' if pen != 1 else ''}; buys used " \
                f"{view.buys[view.seat]})"
     if ph == "call":
-        who = players[view.discarder] if view.discarder is not None else "?"
+        whose = possessive(players[view.discarder], start=True) \
+            if view.discarder is not None else "The"
         if "call" in types:
-            return f"{who}'s discard {top} fits a meld: call it or pass?"
-        return f"{who}'s discard {top} fits a meld; you cannot call it: pass."
+            return f"{whose} discard {top} fits a meld: call it or pass?"
+        return f"{whose} discard {top} fits a meld; you cannot call it: pass."
     if ph == "give":
         who = players[view.discarder] if view.discarder is not None else "?"
         return f"Give {who} one card of your choice."
@@ -148,15 +153,42 @@ def question(view: SeatView, legal: Sequence[Action]) -> str:
     return ""
 
 
+YOU = "You"  # the person's name at the table unless they give another (--name)
+
+# a narrated verb in the third person, as the person named "You" says it
 _VERBS = {"draws": "draw", "lays": "lay", "takes": "take", "buys": "buy", "goes": "go",
           "swaps": "swap", "borrows": "borrow", "discards": "discard", "calls": "call",
-          "gives": "give", "cuts": "cut", "passes": "pass"}
+          "gives": "give", "cuts": "cut", "passes": "pass", "deals": "deal", "has": "have",
+          "is": "are", "was": "were"}
+_START_POSSESSIVE = re.compile(r"(^|(?<=[.:;!?] ))You's\b")
+_POSSESSIVE = re.compile(r"\bYou's\b")
 
 
-def second_person(line: str, name: str) -> str:
-    """A narrated line about the person named "You" in good grammar: "You draws" → "You
-    draw"; lines about anyone else are left alone."""
-    if name != "You" or not line.startswith("You "):
+def possessive(name: str, start: bool = False) -> str:
+    """``Bob's``; for the person named "You", ``your`` (``Your`` to start a sentence)."""
+    if name == YOU:
+        return "Your" if start else "your"
+    return f"{name}'s"
+
+
+def subject(name: str, verb: str) -> str:
+    """``Bob deals``; for the person named "You", ``You deal`` (``verb`` is written in the
+    third person, as for anyone else)."""
+    if name == YOU:
+        return f"{YOU} {_VERBS.get(verb, verb)}"
+    return f"{name} {verb}"
+
+
+def second_person(line: str, person: str = YOU) -> str:
+    """A line written with names (a narrated move, an engine's reason) as the person reads it
+    when their name is "You": "You draws" → "You draw", "on You's run" → "on your run",
+    "it is not You's decision" → "it is not your decision". Lines about the other players keep
+    their names; a person with another name is named like everyone else."""
+    if person != YOU:
+        return line
+    line = _START_POSSESSIVE.sub("Your", line)
+    line = _POSSESSIVE.sub("your", line)
+    if not line.startswith(YOU + " "):
         return line
     words = line.split(" ")
     words[1] = _VERBS.get(words[1], words[1])

@@ -51,8 +51,8 @@ class Replayer:
                 self.error = f"action {i} is illegal: {e}"
                 break
             self.actions.append(a)
-            name = game.players[a.player]
-            self.lines.append(second_person(line or f"{name} passes", name))
+            # the person who played the recorded game is the player named "You", if any
+            self.lines.append(second_person(line or f"{game.players[a.player]} passes"))
             if (i + 1) % CHECKPOINT_EVERY == 0:
                 self.checkpoints[i + 1] = game.clone()
         self.final = game
