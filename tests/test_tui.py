@@ -13,10 +13,12 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
 from conftest import C, stacked_game
 from rich.console import Console
 from rich.text import Text
-from textual.widgets import RichLog, Static
+from textual.app import App
+from textual.widgets import OptionList, RichLog, Static
 
 from liverpool.actions import Action
 from liverpool.cards import parse_card
@@ -181,29 +183,29 @@ async def test_a_whole_hand_with_the_keyboard(tmp_path: Path) -> None:
         await pilot.press("l")
         await pilot.pause()
         assert isinstance(app.screen, Menu)
-        await pilot.press("2")  # meld [1], the run
+        await pilot.press("1")  # meld [1], the run: the number shown picks it
         await pilot.pause()
         assert session.view().melds[1].cards == tuple(C("4C 5C JK 7C 8C"))
 
         # an illegal lay-off: 9C on the set of sevens, the engine's reason shown
         await point_at(pilot, app, "9C")
-        await pilot.press("l", "1")
+        await pilot.press("l", "0")
         await pilot.pause()
         reason = game.why_illegal(Action("lay_off", 0, card=parse_card("9C"), meld=0))
         assert reason and app.errors[-1] == reason
 
         # swap 6C for the joker, then play the joker on the set
         await point_at(pilot, app, "6C")
-        await pilot.press("j", "2")
+        await pilot.press("j", "1")
         await pilot.pause()
         view = session.view()
         assert view.melds[1].cards == tuple(C("4C 5C 6C 7C 8C"))
         assert parse_card("JK") in view.hand and view.must_play == (parse_card("JK"),)
         await point_at(pilot, app, "JK")
-        await pilot.press("l", "1")
+        await pilot.press("l", "0")
         await pilot.pause()
         assert session.view().melds[0].cards.count(parse_card("JK")) == 1
-        for card, meld in (("9C", "2"), ("10C", "2"), ("3C", "2"), ("2C", "2")):
+        for card, meld in (("9C", "1"), ("10C", "1"), ("3C", "1"), ("2C", "1")):
             await point_at(pilot, app, card)
             await pilot.press("l", meld)
             await pilot.pause()
@@ -427,9 +429,67 @@ async def test_the_lay_off_menu_and_the_log_say_your_meld(tmp_path: Path) -> Non
         await pilot.pause()
         assert isinstance(app.screen, Menu)
         labels = [str(x) for x in app.screen.labels]
-        assert labels[1].startswith("[1] your run: ") and "You's" not in " ".join(labels)
+        assert labels[1].startswith("your run: ") and "You's" not in " ".join(labels)
         app.screen.dismiss(1)
         await pilot.pause()
         log = [line.text for line in app.query_one("#log", RichLog).lines]
         assert any("You lay 8C on your 4C 5C JK 7C" in line for line in log), log
         assert not any("You's" in line for line in log)
+
+
+async def test_a_menu_picks_by_the_number_it_shows(tmp_path: Path) -> None:
+    session = scenario_session(tmp_path)
+    down_with_a_set_and_a_run(session)
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(150, 50)) as pilot:
+        await pilot.pause()
+        await point_at(pilot, app, "8C")
+        await pilot.press("l")
+        await pilot.pause()
+        shown = [str(o.prompt) for o in app.screen.query_one(OptionList).options]
+        assert [x[:3] for x in shown] == ["[0]", "[1]"]  # the melds' own numbers
+        assert "your set" in shown[0] and "your run" in shown[1]
+        await pilot.press("1")
+        await pilot.pause()
+        assert session.view().melds[1].cards == tuple(C("4C 5C JK 7C 8C"))
+        assert app.errors == []
+
+
+class MenuApp(App[None]):
+    """A bare screen that opens one menu and keeps what it picked."""
+
+    def __init__(self, menu: Menu) -> None:
+        super().__init__()
+        self.menu = menu
+        self.picked: list[int | None] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(self.menu, self.picked.append)
+
+
+@pytest.mark.parametrize(("keys", "picked"), [
+    (["1", "2"], 12),  # two digits, for the meld [12]
+    (["1", "enter"], 1),  # 1 begins 10, 11 and 12: Enter picks [1]
+    (["5"], 5),  # no other number begins with 5: picked at once
+    (["0"], 0),
+    (["1", "7"], 7),  # no number begins with 17: 7 alone
+])
+async def test_a_meld_menu_takes_numbers_of_two_digits(keys: list[str], picked: int) -> None:
+    numbers = list(range(13))
+    app = MenuApp(Menu("which meld?", [f"meld {n}" for n in numbers], numbers))
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press(*keys)
+        await pilot.pause()
+        assert app.picked == [numbers.index(picked)]
+
+
+async def test_other_menus_are_numbered_from_one() -> None:
+    app = MenuApp(Menu("which end?", ["low end", "high end"]))
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        shown = [str(o.prompt) for o in app.menu.query_one(OptionList).options]
+        assert shown == ["[1] low end", "[2] high end"]
+        await pilot.press("2")
+        await pilot.pause()
+        assert app.picked == [1]

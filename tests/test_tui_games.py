@@ -23,8 +23,18 @@ from liverpool.tui.text import sort_hand
 from liverpool.tui.widgets import Menu, Notice
 
 
-def menu_keys(i: int) -> list[str]:
-    return [str(i + 1)] if i < 9 else ["down"] * i + ["enter"]
+def number_keys(n: int, numbers: Sequence[int]) -> list[str]:
+    """The keys that pick choice [n] of a menu numbered ``numbers``: its digits, then Enter
+    when they also begin a longer number."""
+    keys = list(str(n))
+    if any(m != n and str(m).startswith(str(n)) for m in numbers):
+        keys.append("enter")
+    return keys
+
+
+def menu_keys(i: int, count: int) -> list[str]:
+    """Choice ``i`` (from 0) of a menu numbered 1, 2, 3..."""
+    return number_keys(i + 1, range(1, count + 1))
 
 
 def keys_for(a: Action, view: SeatView, legal: Sequence[Action]) -> list[str]:
@@ -42,10 +52,18 @@ def keys_for(a: Action, view: SeatView, legal: Sequence[Action]) -> list[str]:
         return simple[t]
     if t == "buy":
         buys = [x for x in legal if x.type == "buy"]
-        return ["b"] + (menu_keys(buys.index(a)) if len(buys) > 1 else [])
+        return ["b"] + (menu_keys(buys.index(a), len(buys)) if len(buys) > 1 else [])
     if t == "call":
         calls = [x for x in legal if x.type == "call"]
-        return ["c"] + (menu_keys(calls.index(a)) if len(calls) > 1 else [])
+        if len(calls) == 1:
+            return ["c"]
+        if any(x.meld is None for x in calls):
+            return ["c", *menu_keys(calls.index(a), len(calls))]
+        assert a.meld is not None
+        melds = sorted({x.meld for x in calls if x.meld is not None})
+        here = [x for x in calls if x.meld == a.meld]
+        ends = menu_keys(here.index(a), len(here)) if len(here) > 1 else []
+        return ["c", *number_keys(a.meld, melds), *ends]
     if t == "discard":
         return [*cursor(a.card), "d"]
     if t == "give":
@@ -54,10 +72,12 @@ def keys_for(a: Action, view: SeatView, legal: Sequence[Action]) -> list[str]:
         return ["g", "a"]
     if t in ("lay_off", "swap_joker"):
         assert a.meld is not None
-        keys = [*cursor(a.card), "l" if t == "lay_off" else "j", *menu_keys(a.meld)]
+        # the meld menu lists every meld on the table by its own number
+        keys = [*cursor(a.card), "l" if t == "lay_off" else "j",
+                *number_keys(a.meld, range(len(view.melds)))]
         same = [x for x in legal if x.type == t and x.card == a.card and x.meld == a.meld]
         if len(same) > 1:
-            keys += menu_keys(same.index(a))
+            keys += menu_keys(same.index(a), len(same))
         return keys
     raise AssertionError(f"no keys for {a}")
 

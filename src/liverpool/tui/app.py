@@ -70,7 +70,8 @@ HELP = """[b]Any time[/b]
      u undoes it, Enter goes down, Esc cancels
 [b]Give a card[/b]  g or Enter gives the card at the cursor
 [b]Cut[/b]  c cuts the deck
-[b]Menus[/b]  a digit, or arrows and Enter; Esc cancels
+[b]Menus[/b]  type the number in brackets: a meld's own number [0], [1]...
+  as on the table, else 1, 2...; or arrows and Enter; Esc cancels
 
 A refused choice changes nothing: the engine's reason is shown
 under the prompt."""
@@ -574,11 +575,26 @@ class PlayApp(App[None]):
 
     def menu(self, title: str, labels: Sequence[str | Text],
              then: Callable[[int], None]) -> None:
+        """Choices numbered 1, 2, 3...; ``then`` gets the index of the one picked."""
         def done(i: int | None) -> None:
             if i is not None:
                 then(i)
             self.refresh_all()
         self.push_screen(Menu(title, labels), done)
+
+    def meld_menu(self, title: str, fits: set[int], then: Callable[[int], None],
+                  only: set[int] | None = None) -> None:
+        """The table's melds (``only`` those, else all), each numbered as on the table, so that
+        the number typed is the meld's; ``then`` gets the meld's number."""
+        v = self.view()
+        numbers = [i for i in range(len(v.melds)) if only is None or i in only]
+        labels = [self.meld_label(i, i in fits) for i in numbers]
+
+        def done(k: int | None) -> None:
+            if k is not None:
+                then(numbers[k])
+            self.refresh_all()
+        self.push_screen(Menu(title, labels, numbers), done)
 
     # ---- decisions -----------------------------------------------------------------------
     def buy(self) -> None:
@@ -599,9 +615,20 @@ class PlayApp(App[None]):
         if len(calls) <= 1:
             self.do(calls[0] if calls else Action("call", me))
             return
-        self.menu("Call onto which meld?", [action_label(a, self.view().players)
-                                            for a in calls],
-                  lambda i: self.after_menu(calls[i]))
+        if any(a.meld is None for a in calls):
+            self.menu("Call how?", [action_label(a, self.view().players) for a in calls],
+                      lambda i: self.after_menu(calls[i]))
+            return
+
+        def chosen(meld: int) -> None:
+            here = [a for a in calls if a.meld == meld]
+            if len(here) > 1:
+                self.menu("Call onto which end?", [f"{a.end} end" for a in here],
+                          lambda k: self.after_menu(here[k]))
+                return
+            self.do(here[0])
+        melds = {a.meld for a in calls if a.meld is not None}
+        self.meld_menu("Call onto which meld?", melds, chosen, only=melds)
 
     def give(self) -> None:
         c = self.card_at_cursor()
@@ -620,16 +647,15 @@ class PlayApp(App[None]):
             return
         self.do(Action("discard", self.session.human, card=c))
 
-    def meld_labels(self, fits: set[int]) -> list[Text]:
+    def meld_label(self, i: int, fits: bool) -> Text:
+        """``your run: 4♣ 5♣ JK(6♣) 7♣  ✔ fits`` (the menu puts the meld's number before)."""
         v = self.view()
-        out = []
-        for i, m in enumerate(v.melds):
-            t = Text(f"[{i}] {possessive(v.players[m.owner])} {m.kind}: ")
-            t.append_text(meld_text(m, v.ruleset.deuces_wild))
-            if i in fits:
-                t.append("  ✔ fits", style="green")
-            out.append(t)
-        return out
+        m = v.melds[i]
+        t = Text(f"{possessive(v.players[m.owner])} {m.kind}: ")
+        t.append_text(meld_text(m, v.ruleset.deuces_wild))
+        if fits:
+            t.append("  ✔ fits", style="green")
+        return t
 
     def lay_off(self) -> None:
         c = self.card_at_cursor()
@@ -652,7 +678,7 @@ class PlayApp(App[None]):
                               Action("lay_off", me, card=c, meld=i, end=ends[k])))
                 return
             self.do(Action("lay_off", me, card=c, meld=i))
-        self.menu(f"Lay {face(c)} off on which meld?", self.meld_labels(fits), chosen)
+        self.meld_menu(f"Lay {face(c)} off on which meld?", fits, chosen)
 
     def swap(self) -> None:
         c = self.card_at_cursor()
@@ -674,8 +700,7 @@ class PlayApp(App[None]):
                               Action("swap_joker", me, card=c, meld=i, wild=wilds[k])))
                 return
             self.do(Action("swap_joker", me, card=c, meld=i))
-        self.menu(f"Put {face(c)} in place of a wild in which meld?", self.meld_labels(fits),
-                  chosen)
+        self.meld_menu(f"Put {face(c)} in place of a wild in which meld?", fits, chosen)
 
     def borrow(self) -> None:
         v = self.view()
@@ -698,7 +723,7 @@ class PlayApp(App[None]):
                     Action("borrow", me, meld=i, card=c, new_meld=(c, *mine)))
                 self.do(a)
             self.menu("Borrow which card?", [face(x) for x in cards], card_chosen)
-        self.menu("Borrow from which meld?", self.meld_labels(set()), meld_chosen)
+        self.meld_menu("Borrow from which meld?", set(), meld_chosen)
 
     # ---- going down ----------------------------------------------------------------------
     def suggested(self) -> Action | None:

@@ -137,8 +137,14 @@ def hand_result_view(players: Sequence[str], r: HandResult, deuces_wild: bool) -
     return Group(t)
 
 
+MENU_KEYS = "the number in brackets picks, arrows and Enter too, Escape cancels"
+
+
 class Menu(ModalScreen[int | None]):
-    """Numbered choices: a digit picks at once, arrows and Enter too, Escape cancels."""
+    """Choices picked by the number shown before each, ``[n]``: a meld's own number (as on the
+    table) where the choices are melds, else 1, 2, 3...; numbers of two digits are typed digit
+    by digit (Enter picks a number that begins a longer one). Arrows and Enter pick too, Escape
+    cancels. Dismissed with the index of the choice in ``labels``."""
 
     DEFAULT_CSS = """
     Menu { align: center middle; }
@@ -148,23 +154,28 @@ class Menu(ModalScreen[int | None]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "cancel")]
 
-    def __init__(self, title: str, labels: Sequence[str | Text]) -> None:
+    def __init__(self, title: str, labels: Sequence[str | Text],
+                 numbers: Sequence[int] | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.labels = list(labels)
+        self.numbers = list(numbers) if numbers is not None else \
+            list(range(1, len(self.labels) + 1))
+        if len(self.numbers) != len(self.labels) or len(set(self.numbers)) != len(self.numbers):
+            raise ValueError("a menu needs one distinct number per choice")
+        self.typed = ""  # the digits typed so far, while they begin more than one number
 
     def compose(self) -> ComposeResult:
+        width = max(len(str(n)) for n in self.numbers) if self.numbers else 1
         options = []
-        for i, label in enumerate(self.labels):
-            key = str(i + 1) if i < 9 else " "
-            prompt = Text(f"{key}  ")
+        for n, label in zip(self.numbers, self.labels, strict=True):
+            prompt = Text(f"[{n}]".ljust(width + 3), style="bold")
             prompt.append_text(label if isinstance(label, Text) else Text(label))
             options.append(Option(prompt))
         with Vertical():
             yield Static(Text(self.title_text, style="bold"))
             yield OptionList(*options)
-            yield Static(Text("digit or arrows + Enter to choose, Escape to cancel",
-                              style="dim"))
+            yield Static(Text(MENU_KEYS, style="dim"), id="menu-keys")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
@@ -172,12 +183,28 @@ class Menu(ModalScreen[int | None]):
         options.focus()
 
     def on_key(self, event: events.Key) -> None:
-        key = event.key
-        if len(key) == 1 and key.isdigit() and key != "0":
-            i = int(key) - 1
-            if i < len(self.labels):
-                event.stop()
-                self.dismiss(i)
+        digit = event.character
+        if digit is None or len(digit) != 1 or not digit.isdigit():
+            self.typed = ""
+            return
+        event.stop()
+        typed = self.typed + digit
+        if not any(str(n).startswith(typed) for n in self.numbers):
+            typed = digit  # not the next digit of any number: a number begins again
+        begun = [i for i, n in enumerate(self.numbers) if str(n).startswith(typed)]
+        exact = [i for i, n in enumerate(self.numbers) if str(n) == typed]
+        if not begun:
+            self.typed = ""
+            self.app.bell()
+            return
+        if exact and len(begun) == 1:
+            self.dismiss(exact[0])
+            return
+        # e.g. 1 among [1] and [12]: wait for the next digit, or Enter for [1]
+        self.typed = typed
+        self.query_one(OptionList).highlighted = exact[0] if exact else begun[0]
+        more = "Enter picks it, or type the next digit" if exact else "type the next digit"
+        self.query_one("#menu-keys", Static).update(Text(f"typed {typed}: {more}", style="dim"))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
