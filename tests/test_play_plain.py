@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from conftest import stacked_game
-from test_tui import ScriptBot, scenario_game, scenario_session
+from test_tui import ScriptBot, one_card_session, scenario_game, scenario_session
 
 from liverpool.actions import Action
 from liverpool.bots import BasicBot
@@ -260,3 +260,12 @@ def test_the_person_answers_a_first_call_round_before_the_bots(tmp_path: Path) -
         assert [(a.player, a.type) for a in game.actions][:len(record)] == record
         if answer == "buy":
             assert "You buy KC (+1 penalty card)" in text
+
+
+def test_a_warning_is_a_line_of_its_own_and_the_question_follows_it(tmp_path: Path) -> None:
+    text = run_lines(one_card_session(tmp_path), ["draw", "discard KD", "pass"])
+    lines = text.split("\n")
+    warned = lines.index("Warning: Bob has one card left.")
+    question = "? Buy QH? (+1 penalty card; buys used 0)"
+    asked = [i for i, line in enumerate(lines) if line == question]
+    assert asked and asked[0] > warned  # the question is asked after the warning, whole

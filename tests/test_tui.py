@@ -325,25 +325,30 @@ async def test_the_keys_answer_while_a_bot_thinks(tmp_path: Path) -> None:
         assert session.human_to_act() and len(game.actions) > 0
 
 
-async def test_one_card_left_warning(tmp_path: Path) -> None:
-    # Bob can go down at once and keep a single card
+class GoDownBot(ScriptBot):
+    """Goes down at once with a set of sevens and a run of clubs, keeping one card."""
+
+    def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        for a in legal:
+            if a.type == "go_down":
+                return Action("go_down", view.seat, melds=(
+                    tuple(C("7D 7S 7H")), tuple(C("4C 5C 6C 7C 8C 9C 10C"))))
+        return super().choose(view, legal, rng)
+
+
+def one_card_session(tmp_path: Path) -> Session:
+    """Bob can go down at once and keep a single card, in his first turn."""
     hands = ["KD QD JD 9S 8S 6S 5H 4H 3H 2D 10H",
              "7D 7S 7H 4C 5C 6C 7C 8C 9C 10C QH",
              "KC QC JC 10S 9D 8D 6D 5D 4D 3D 2S"]
     game = stacked_game("classic", hands, "AH", "JH 4H 10C 5H 6H", dealer=2,
                         overrides={"hands": [2]}, contract_no=2, names=["You", "Bob", "Cy"])
+    return Session(game, 0, [None, "script", "script"], tmp_path / "g.json", bot_seed=1,
+                   bots=[None, GoDownBot(["QH"]), ScriptBot()])
 
-    class GoDownBot(ScriptBot):
-        def choose(self, view: SeatView, legal: Sequence[Action],
-                   rng: random.Random) -> Action:
-            for a in legal:
-                if a.type == "go_down":
-                    return Action("go_down", view.seat, melds=(
-                        tuple(C("7D 7S 7H")), tuple(C("4C 5C 6C 7C 8C 9C 10C"))))
-            return super().choose(view, legal, rng)
 
-    session = Session(game, 0, [None, "script", "script"], tmp_path / "g.json", bot_seed=1,
-                      bots=[None, GoDownBot(["QH"]), ScriptBot()])
+async def test_one_card_left_warning(tmp_path: Path) -> None:
+    session = one_card_session(tmp_path)
     app = PlayApp(session, pace=0)
     async with app.run_test(size=(150, 50)) as pilot:
         await pilot.pause()
@@ -356,6 +361,43 @@ async def test_one_card_left_warning(tmp_path: Path) -> None:
         log = app.query_one("#log", RichLog)
         assert any("Bob has one card left" in line.text for line in log.lines)
         assert "one card!" in text_of(app.query_one("#players", Static))
+
+
+def covered(app: App[None], widget: Static) -> set[str]:
+    """What is drawn over any cell of ``widget`` (a toast, another screen...)."""
+    r = widget.region
+    over = set()
+    for y in range(r.y, r.bottom):
+        for x in range(r.x, r.right):
+            top, _ = app.screen.get_widget_at(x, y)
+            if top is not widget:
+                over.add(type(top).__name__)
+    return over
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+async def test_a_warning_and_the_question_both_stay_in_sight(tmp_path: Path,
+                                                              size: tuple[int, int]) -> None:
+    session = one_card_session(tmp_path)
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause()
+        await point_at(pilot, app, "KD")
+        await pilot.press("d")  # Bob goes down to one card and discards: may the person buy?
+        await pilot.pause(0.3)
+        assert session.human_to_act() and session.view().hand_sizes[1] == 1
+        prompt = app.query_one("#prompt", Static)
+        warnings = app.query_one("#warnings", Static)
+        assert "Buy QH?" in prompt_of(app) and "b buy" in prompt_of(app)
+        assert "Bob has one card left" in text_of(warnings)
+        assert covered(app, prompt) == set() and covered(app, warnings) == set()
+        assert prompt.region.height >= 2 and warnings.region.height >= 1
+        # read and answered: the next action clears it, the log keeps it
+        await pilot.press("p")
+        await pilot.pause()
+        assert not warnings.display
 
 
 async def test_watch_steps_through_a_record(tmp_path: Path) -> None:

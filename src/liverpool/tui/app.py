@@ -3,7 +3,8 @@ keyboard.
 
 Domain words: *pace* (the delay between the bots' moves: normal, fast, instant), *compose*
 (building a go-down meld by meld from selected cards, or taking the suggested one), *prompt*
-(the decision asked now and its keys), *log* (one readable line per move).
+(the decision asked now and its keys), *warning* (a line of its own just above the prompt: a
+player down to one card, a bot replaced), *log* (one readable line per move).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from .widgets import (
     score_table,
 )
 
+WARNINGS_SHOWN = 2  # the newest warnings shown above the prompt; the log keeps them all
 PACES: tuple[tuple[str, float], ...] = (("normal", 0.9), ("fast", 0.25), ("instant", 0.0))
 
 HELP = """[b]Any time[/b]
@@ -94,6 +96,8 @@ class PlayApp(App[None]):
     #hand { height: auto; border: round $accent; padding: 0 1; }
     #compose { height: auto; padding: 0 1; display: none; }
     #compose.on { display: block; }
+    #warnings { height: auto; padding: 0 1; display: none; }
+    #warnings.on { display: block; }
     #prompt { height: auto; min-height: 3; padding: 0 1; background: $boost; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -120,6 +124,7 @@ class PlayApp(App[None]):
         self.paused = False  # a hand result or the game's end is on screen
         self.last_result: Group | None = None
         self.hand_seen = -1  # the hand whose start the log has shown
+        self.warnings: list[str] = []  # the newest warnings, shown above the prompt
         self.errors: list[str] = []  # every illegal choice's reason, newest last (tests read it)
         self.rng = random.Random(session.game.seed)
 
@@ -136,6 +141,7 @@ class PlayApp(App[None]):
             yield log
         yield Static(id="hand")
         yield Static(id="compose")
+        yield Static(id="warnings")
         yield Static(id="prompt")
 
     def on_mount(self) -> None:
@@ -208,6 +214,9 @@ class PlayApp(App[None]):
         comp.set_class(self.composing, "on")
         if self.composing:
             comp.update(self.compose_text())
+        warn = self.query_one("#warnings", Static)
+        warn.set_class(bool(self.warnings), "on")
+        warn.update(Text("\n".join(f"⚠ {w}" for w in self.warnings), style="bold red"))
         self.query_one("#prompt", Static).update(self.prompt_text())
 
     def compose_text(self) -> Text:
@@ -389,8 +398,10 @@ class PlayApp(App[None]):
             self.log_line(Text(ev.text, style=style))
         for w in ev.warnings:
             self.log_line(Text(f"⚠ {w}", style="bold red"))
-            self.notify(w, severity="warning", timeout=3)
+            # a line of its own above the prompt, not a toast: a toast covered the question
+            self.warnings = [*self.warnings, w][-WARNINGS_SHOWN:]
         if ev.hand is not None:
+            self.warnings = []
             g = self.session.game
             r = ev.hand
             who = " and ".join(g.players[x] for x in r.out) if r.out else "no one"
@@ -434,6 +445,7 @@ class PlayApp(App[None]):
             self.refresh_all()
             return False
         self.message = Text()
+        self.warnings = []  # read before the person answered; the log keeps them
         self.selected.clear()
         self.composing = False
         self.pending.clear()
