@@ -29,7 +29,7 @@ from liverpool.tui.app import PlayApp
 from liverpool.tui.session import Session
 from liverpool.tui.text import meld_text, possessive, second_person, subject
 from liverpool.tui.watch import Replayer, WatchApp
-from liverpool.tui.widgets import Menu, Notice
+from liverpool.tui.widgets import Menu, Notice, TailLog
 
 HANDS = ["7H 7S 4C 5C 7C JK 8C 9C 3C 2C KD",  # You (seat 0) plays first: Cy deals
          "7D KH KS QH QS JD 10D 9D 9H 8H 6H",  # Bob discards the 7D You buy
@@ -535,3 +535,42 @@ async def test_other_menus_are_numbered_from_one() -> None:
         await pilot.press("2")
         await pilot.pause()
         assert app.picked == [1]
+
+
+def assert_newest_in_sight(log: TailLog) -> None:
+    """The log's bottom rows show its newest entry, whole, and no row is wider than the log."""
+    rows = [log.render_line(y).text.rstrip() for y in range(log.scrollable_content_region.height)]
+    newest = log.entries[-1].plain
+    assert rows[-1] and newest.rstrip().endswith(rows[-1].strip()), (rows[-3:], newest)
+    assert any(row.startswith(newest.split(" ")[0]) for row in rows), (rows, newest)
+    assert log.max_scroll_x == 0
+
+
+async def test_the_log_always_shows_its_newest_line(tmp_path: Path) -> None:
+    app = PlayApp(scenario_session(tmp_path), pace=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        log = app.query_one("#log", TailLog)
+        for i in range(80):  # far more than fit
+            app.log_line(f"move{i}: " + "a long word " * (i % 9))
+        await pilot.pause()
+        assert_newest_in_sight(log)
+        for size in ((80, 24), (150, 50), (60, 20), (100, 30)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            await pilot.pause()
+            assert_newest_in_sight(log)
+        # written while a notice covers the log, seen once it is closed
+        app.push_screen(Notice(Text("a hand's result")))
+        await pilot.pause()
+        app.log_line("written under the notice")
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        app.screen.dismiss(False)
+        await pilot.pause()
+        await pilot.pause()
+        assert_newest_in_sight(log)
+        await pilot.press("d")  # a move of the person's own
+        await pilot.pause()
+        assert_newest_in_sight(log)
+        assert log.entries[-1].plain.startswith("You draw")

@@ -20,7 +20,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from ..actions import Action
@@ -43,6 +43,7 @@ from .text import (
 from .widgets import (
     Menu,
     Notice,
+    TailLog,
     hand_result_view,
     hand_text,
     melds_panel,
@@ -136,9 +137,7 @@ class PlayApp(App[None]):
                 yield Static(id="players")
                 yield Static(id="pile")
                 yield Static(id="melds")
-            log = RichLog(id="log", wrap=True, markup=False, min_width=20)
-            log.can_focus = False
-            yield log
+            yield TailLog(id="log")
         yield Static(id="hand")
         yield Static(id="compose")
         yield Static(id="warnings")
@@ -147,7 +146,7 @@ class PlayApp(App[None]):
     def on_mount(self) -> None:
         self.query_one("#players", Static).border_title = "players"
         self.query_one("#melds", Static).border_title = "table"
-        self.query_one("#log", RichLog).border_title = "log"
+        self.query_one("#log", TailLog).border_title = "log"
         self.query_one("#hand", Static).border_title = "your hand"
         s = self.session
         names = s.game.players
@@ -301,7 +300,7 @@ class PlayApp(App[None]):
         return " · ".join(keys)
 
     def log_line(self, text: Text | str) -> None:
-        self.query_one("#log", RichLog).write(text)
+        self.query_one("#log", TailLog).add(text)
 
     def say(self, text: str, style: str = "") -> None:
         self.message = Text(text, style=style)

@@ -19,14 +19,14 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 
 from ..actions import Action, ActionFormatError
 from ..engine import Game, IllegalActionError
 from ..narrate import describe
 from ..record import RecordError, new_game_from_record
 from .text import card_text, second_person
-from .widgets import melds_panel, pile_text, players_table, score_table
+from .widgets import TailLog, melds_panel, pile_text, players_table, score_table
 
 CHECKPOINT_EVERY = 25
 
@@ -109,15 +109,13 @@ class WatchApp(App[None]):
                 yield Static(id="hands")
                 yield Static(id="pile")
                 yield Static(id="melds")
-            log = RichLog(id="log", wrap=True, min_width=20)
-            log.can_focus = False
-            yield log
+            yield TailLog(id="log")
         yield Static(id="keys")
 
     def on_mount(self) -> None:
         self.query_one("#hands", Static).border_title = "hands (face up)"
         self.query_one("#melds", Static).border_title = "table"
-        self.query_one("#log", RichLog).border_title = "moves"
+        self.query_one("#log", TailLog).border_title = "moves"
         self.set_interval(0.6, self.tick)
         self.show()
 
@@ -154,11 +152,11 @@ class WatchApp(App[None]):
                       score_table(g.players, g.scores, g.totals, g.winners)))
         else:
             self.query_one("#melds", Static).update(melds_panel(v))
-        log = self.query_one("#log", RichLog)
+        log = self.query_one("#log", TailLog)
         log.clear()
         first = max(0, self.step - 60)
         for i in range(first, self.step):
-            log.write(Text(f"{i + 1:>4} {self.r.lines[i]}"))
+            log.add(Text(f"{i + 1:>4} {self.r.lines[i]}"))
         keys = "→/space next · ← back · PgDn/PgUp next/previous hand · Home/End · a autoplay" \
                " · q quit"
         if self.r.error and self.step == total:

@@ -1,10 +1,10 @@
 """Pieces of the terminal table shared by play and watch: the players panel, the melds on the
 table grouped by owner, the pile, a hand of cards with a cursor and a selection, the score sheet,
-and two small modal screens (a menu of choices, a notice to read and close).
+the log, and two small modal screens (a menu of choices, a notice to read and close).
 
 Domain words: *panel* (one box of the screen), *cursor* (the card the arrow keys are on),
 *selection* (cards marked with space, for a meld), *menu* (numbered choices), *notice* (a
-hand's result, the score sheet, help).
+hand's result, the score sheet, help), *tail log* (a log that always shows its newest line).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
 from ..cards import Card, card_str
@@ -242,3 +242,39 @@ class Notice(ModalScreen[bool]):
 
     def action_quit_game(self) -> None:
         self.dismiss(True)
+
+
+class TailLog(RichLog):
+    """A log that always shows its newest line: every write scrolls to the end, and a change of
+    size wraps every line again at the new width and scrolls to the end again. (A plain
+    ``RichLog`` wraps a line once, at the width it has when written, and keeps its scroll offset
+    when it shrinks, so after a resize its newest lines were hidden below the bottom edge.)"""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, wrap=True, markup=False, min_width=1)
+        self.can_focus = False
+        self.entries: list[Text] = []  # what was written, to wrap again at a new width
+        self.wrapped_at = 0  # the width the lines are wrapped at now
+
+    def add(self, content: Text | str) -> None:
+        """Write one entry at the bottom and show it."""
+        entry = content.copy() if isinstance(content, Text) else Text(content)
+        self.entries.append(entry)
+        self.write(entry, scroll_end=True)
+
+    def clear(self) -> TailLog:
+        self.entries = []
+        super().clear()
+        return self
+
+    def on_resize(self, event: events.Resize) -> None:
+        # RichLog's own handler runs after this one and writes what waited for a first size
+        width = self.scrollable_content_region.width
+        if self._size_known and width != self.wrapped_at and self.entries:
+            entries = self.entries
+            super().clear()
+            for entry in entries:
+                self.write(entry, scroll_end=False)
+            self.entries = entries
+        self.wrapped_at = width
+        self.call_after_refresh(self.scroll_end, animate=False)
