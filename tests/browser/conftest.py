@@ -94,6 +94,10 @@ GRACE = 3.0  # seconds before a dropped player's seat is covered by a bot (15 s 
 # joins and connections from 127.0.0.1 (a test of a limit sets its own)
 RELAXED_LIMITS = {
     "LIVERPOOL_LIMIT_MIN_TIMER": "0",
+    # bots wait for no person and hands do not pause, unless a table asks (buy_window,
+    # hand_pause in its config)
+    "LIVERPOOL_BUY_WINDOW": "0",
+    "LIVERPOOL_HAND_PAUSE": "0",
     "LIVERPOOL_LIMIT_CREATE_RATE": "1000/minute",
     "LIVERPOOL_LIMIT_JOIN_RATE": "1000/minute",
     "LIVERPOOL_LIMIT_START_RATE": "1000/minute",

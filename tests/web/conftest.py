@@ -135,6 +135,9 @@ class Served:
 async def serve(db: str, **kw: Any) -> AsyncIterator[Served]:
     kw.setdefault("grace", 15.0)
     kw.setdefault("bot_think", 0.0)
+    # the bots wait for no person and no hand pauses unless a test asks for it
+    kw.setdefault("buy_window", 0.0)
+    kw.setdefault("hand_pause", 0.0)
     kw.setdefault("allow_seed", True)
     kw.setdefault("limits", RELAXED)
     app = create_app(db, **kw)

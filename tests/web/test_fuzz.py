@@ -324,9 +324,9 @@ def test_fuzz_http_gets(sqlite_url: str) -> None:
 
 # ---- websocket messages ----------------------------------------------------------------------
 SERVER_TYPES = {"welcome", "sync", "update", "lobby", "requests", "hint", "notice", "error",
-                "pong"}
+                "pause", "pong"}
 ERROR_CODES = {"bad_json", "bad_message", "no_hello", "bad_token", "spectator", "not_started",
-               "not_your_turn", "stale_version", "illegal", "game_over", "storage",
+               "not_your_turn", "stale_version", "illegal", "game_over", "storage", "paused",
                "rate_limited", "removed", "too_large"}
 
 

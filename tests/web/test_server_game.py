@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 from liverpool.actions import Action
+from liverpool.cards import card_str, sorted_cards
 from liverpool.engine import Game
 from liverpool.record import new_game_from_record
 
@@ -54,10 +55,17 @@ def check_messages(record: dict[str, Any], first_action_version: int,
     could carry hidden cards. Returns how many views were checked."""
     actions = record["actions"]
     wanted: dict[int, list[tuple[int | None, dict[str, Any]]]] = {}
+    hand_ends: dict[int, list[dict[str, Any]]] = {}  # version -> the hand_end payloads sent
     for seat, msgs in received.items():
         for m in msgs:
             assert m["type"] in MESSAGE_TYPES, m
-            assert not (_keys(m) & SECRET_KEYS), m
+            scanned = m
+            if m["type"] == "update" and m.get("event") and "hand_end" in m["event"]:
+                # the hand just scored is public: its cards are checked against the engine
+                hand_ends.setdefault(m["version"], []).append(m["event"]["hand_end"])
+                scanned = {**m, "event": {k: v for k, v in m["event"].items()
+                                          if k != "hand_end"}}
+            assert not (_keys(scanned) & SECRET_KEYS), m
             if m["type"] == "update" and m["event"] is not None:
                 i = m["version"] - first_action_version
                 assert m["event"]["action"] == actions[i]
@@ -76,8 +84,22 @@ def check_messages(record: dict[str, Any], first_action_version: int,
                 assert m["legal"] == [a.to_json() for a in game.legal_actions(seat)]
             checked += 1
         if i < len(actions):
+            hands_before = len(game.scores)
             game.apply(Action.from_json(actions[i]))
+            if len(game.scores) > hands_before:
+                end = game.last_hand_end
+                assert end is not None
+                expected = {
+                    "hand_number": end.hand_number,
+                    "went_out": [s for s, h in enumerate(end.hands) if not h],
+                    "hands": [[card_str(c) for c in sorted_cards(h, game.rules.deuces_wild)]
+                              for h in end.hands],
+                    "melds": [m.to_json() for m in end.melds], "down": list(end.down),
+                    "points": list(game.scores[-1]), "totals": list(game.totals)}
+                sent = hand_ends.pop(first_action_version + i, [])
+                assert sent and all(h == expected for h in sent), (i, sent, expected)
     assert not wanted, f"views at versions the record does not reach: {sorted(wanted)}"
+    assert not hand_ends, f"hand ends the record does not have: {sorted(hand_ends)}"
     return checked
 
 

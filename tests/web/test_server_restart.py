@@ -21,7 +21,8 @@ from .conftest import Client, free_port, play_turns
 
 def _start(db: str, port: int) -> subprocess.Popen[bytes]:
     env = {**os.environ, "LIVERPOOL_BOT_THINK": "0.01", "LIVERPOOL_GRACE": "60",
-           "LIVERPOOL_LIMIT_MESSAGE_RATE": "10000/second"}  # the test's client plays fast
+           "LIVERPOOL_LIMIT_MESSAGE_RATE": "10000/second",  # the test's client plays fast
+           "LIVERPOOL_BUY_WINDOW": "0", "LIVERPOOL_HAND_PAUSE": "0"}  # (no waiting for people)
     return subprocess.Popen([sys.executable, "-m", "liverpool.cli", "serve", "--port",
                              str(port), "--db", db], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)

@@ -80,6 +80,8 @@ def main(args: argparse.Namespace) -> int:
         app = create_app(url, bot_commands=commands,
                          grace=_env_float("LIVERPOOL_GRACE", 15.0),
                          bot_think=_env_float("LIVERPOOL_BOT_THINK", 0.6),
+                         buy_window=_env_float("LIVERPOOL_BUY_WINDOW", 5.0),
+                         hand_pause=_env_float("LIVERPOOL_HAND_PAUSE", 30.0),
                          allow_seed=os.environ.get("LIVERPOOL_ALLOW_SEED") == "1",
                          limits=limits, origins=origins)
     except ValueError as e:

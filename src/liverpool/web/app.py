@@ -40,6 +40,7 @@ from .limits import (
     Limits,
     RateLimiter,
     check_level,
+    check_seconds,
     check_timer,
     check_web_rules,
     clean_text,
@@ -266,11 +267,14 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
                grace: float = 15.0, bot_think: float = 0.6, allow_seed: bool = False,
                store: Store | None = None, gc_freeze: bool = True,
                evict_after: float = 60.0, limits: Limits | None = None,
-               origins: Origins | None = None) -> FastAPI:
+               origins: Origins | None = None, buy_window: float = 5.0,
+               hand_pause: float = 30.0) -> FastAPI:
     """The server app. ``db_url``: None (SQLite in the user's data directory), a file path,
     ``sqlite:///...`` or ``postgresql://...``. ``bot_commands`` maps extra bot level names to
     commands (``cmd:`` bots). ``grace``: seconds before a dropped player is covered by a bot.
-    ``bot_think``: seconds a bot waits before each move. ``allow_seed``: accept ``seed`` and
+    ``bot_think``: seconds a bot waits before each move. ``buy_window``: seconds a bot waits for
+    the people who may still ask for the discard, ``hand_pause``: seconds the end-of-hand screen
+    holds the next hand (both for tables that do not choose). ``allow_seed``: accept ``seed`` and
     ``deals`` when a table is created (for tests: it lets the host know the cards).
     ``gc_freeze``: keep the garbage collector's pauses short (see ``_gc_tidy``).
     ``evict_after``: seconds a finished table stays in memory once nobody is connected.
@@ -284,7 +288,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     lim = limits or Limits.from_env()
     where = origins or Origins()
     settings = Settings(grace=grace, bot_think=bot_think, bot_commands=commands, limits=lim,
-                        origins=where)
+                        origins=where, buy_window=buy_window, hand_pause=hand_pause)
     the_store = store or make_store(db_url)
     registry = Registry(the_store, settings, evict_after)
     rates = RateLimiter(lim)
@@ -427,6 +431,8 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
             "rules": preset, "overrides": rules.overrides_from(PRESETS[preset]),
             "seats": seats, "turn_timer": check_timer(body.get("turn_timer"), "turn_timer", lim),
             "buy_timer": check_timer(body.get("buy_timer"), "buy_timer", lim),
+            "buy_window": check_seconds(body.get("buy_window"), "buy_window", 60.0),
+            "hand_pause": check_seconds(body.get("hand_pause"), "hand_pause", 300.0),
             "seed": secrets.randbits(48), "public": public,
             "join_secret": secrets.token_urlsafe(18)}
         if "seed" in body or "deals" in body:
@@ -705,5 +711,7 @@ def handle(conn: Conn, owner: TableOwner, text: str) -> None:
             owner.post(owner.on_intent, conn, what, on)
     elif kind == "hint":
         owner.post(owner.on_hint, conn)
+    elif kind == "ready":
+        owner.post(owner.on_ready, conn)
     else:
         conn.error("bad_message", f"unknown message type {kind!r}")

@@ -310,7 +310,9 @@ def run(tables: int, think: float, duration: float, warmup: float = 3.0) -> dict
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory(prefix="liverpool-bench-") as tmp:
         # one client address drives every table: the limits per address are lifted
-        env = {**os.environ, "LIVERPOOL_GRACE": "3600", **BENCH_LIMITS}
+        # (the clients play as quick people: bots do not wait for them, hands do not pause)
+        env = {**os.environ, "LIVERPOOL_GRACE": "3600", "LIVERPOOL_BUY_WINDOW": "0",
+               "LIVERPOOL_HAND_PAUSE": "0", **BENCH_LIMITS}
         proc = subprocess.Popen(
             [sys.executable, "-m", "liverpool.cli", "serve", "--port", str(port), "--db",
              str(Path(tmp) / "bench.db")], env=env, stdout=subprocess.DEVNULL,

@@ -285,6 +285,16 @@ def check_timer(value: Any, field: str, limits: Limits) -> float | None:
     return float(value)
 
 
+def check_seconds(value: Any, field: str, most: float) -> float | None:
+    """A table's wait of ``field`` seconds, 0 (no wait) to ``most``, or None (the server's)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= most:
+        raise ApiError(400, "bad_request", f"{field} must be a number of seconds, "
+                                           f"0 <= s <= {most:g}, or null", field)
+    return float(value)
+
+
 def json_depth_ok(obj: Any, max_depth: int = 32) -> bool:
     """True when ``obj`` nests lists and objects at most ``max_depth`` deep (no recursion)."""
     stack: list[tuple[Any, int]] = [(obj, 1)]

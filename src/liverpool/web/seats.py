@@ -48,6 +48,10 @@ def bot_spec(command: str) -> str:
 class Settings:
     grace: float = 15.0  # seconds before a dropped human is covered by the basic bot
     bot_think: float = 0.6  # seconds a bot waits before its move (so people can follow)
+    # seconds a bot waits before its move while a person may still say "May I?" or call the
+    # discard (a table's own buy_window wins), and the end-of-hand pause (hand_pause)
+    buy_window: float = 5.0
+    hand_pause: float = 30.0
     bot_commands: dict[str, str] = field(default_factory=dict)  # level name -> command line
     limits: Limits = field(default_factory=Limits)
     origins: Origins = field(default_factory=Origins)

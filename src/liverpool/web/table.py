@@ -233,7 +233,8 @@ class TableOwner(TablePlay):
             if i == last_action:
                 msg.update(self._state(conn.seat))
             else:
-                msg.update({"view": None, "legal": [], "intents": [], "deadline": None})
+                msg.update({"view": None, "legal": [], "intents": [], "deadline": None,
+                            "pause": None})
             conn.send(msg)
 
     def _detach(self, conn: Conn) -> bool:
@@ -254,6 +255,8 @@ class TableOwner(TablePlay):
             if self.status == "playing" and s.kind == "human":
                 self._start_grace(s)
             self._broadcast_lobby()
+            if self.paused and not self._awaited():  # the last person looking has gone
+                await self.end_pause()
 
     def _check_player(self, conn: Conn) -> int | None:
         """The seat a connection may act for, or None after sending the reason."""
@@ -296,6 +299,12 @@ class TableOwner(TablePlay):
             waiting = g.players[who] if who is not None else "the table"
             conn.error("not_your_turn", f"it is not your move: waiting for {waiting}")
             return
+        if self.paused:  # a person who plays on is done looking at the last hand
+            await self.on_ready_seat(seat)
+            if self.paused:
+                conn.error("paused", "the table waits for everyone to be ready for the next "
+                                     "hand")
+                return
         if a.type in ("go_down", "borrow"):  # people pick cards, the core puts them in order
             _, board = self._legal_for(seat)
             if board is not None:
@@ -354,8 +363,18 @@ class TableOwner(TablePlay):
                 self.requests.ask(g, seat)
         elif seat in self.requests.seats("buy" if kind == "buy" else "call"):
             self.requests.withdraw(g, seat)
+        elif kind in self.intents_for(seat):
+            # "no thanks" from a person who had not asked: a bot need not wait for them
+            self.requests.answer(g, seat, Action("pass", seat))
         if self._announced() != before:
             self._broadcast(self._requests_msg)
+        self._schedule()
+
+    async def on_ready(self, conn: Conn) -> None:
+        """A person is ready for the next hand (the end-of-hand screen's button)."""
+        seat = self._check_player(conn)
+        if seat is not None:
+            await self.on_ready_seat(seat)
 
     async def on_hint(self, conn: Conn) -> None:
         seat = self._check_player(conn)

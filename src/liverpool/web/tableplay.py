@@ -18,6 +18,7 @@ from typing import Any
 
 from ..actions import Action
 from ..bots import BasicBot, Bot, bot_event, close_bot, make_bot
+from ..cards import card_str, sorted_cards
 from ..engine import Game, Phase
 from ..match import Match
 from .limits import builtin_bot, displayable
@@ -241,7 +242,11 @@ class TablePlay(TableState):
         await self.store.append(self.id, ev)
         text, hand_ended = self._apply(a, prepared)
         self.version = ev.version
-        event = {"seat": a.player, "action": a.to_json(), "text": text}
+        event: dict[str, Any] = {"seat": a.player, "action": a.to_json(), "text": text}
+        if hand_ended:  # the hand as it was scored: everyone's cards are shown now
+            event["hand_end"] = self._hand_end_json()
+            if not g.over and self.hand_pause > 0 and self._awaited_people():
+                self._start_pause()
         self.held.append(Held(self.version, "action", event=event))
         self._schedule()  # first: a requests message sent now carries the new clock
         if self.requests.sync(g):  # a window ended: its requests are gone, everyone is told
@@ -318,15 +323,71 @@ class TablePlay(TableState):
                 break
         self._schedule()
 
+    def _hand_end_json(self) -> dict[str, Any]:
+        """The hand just scored, for the end-of-hand screen: who went out, everyone's cards
+        left, the melds, each seat's points and the running totals."""
+        g = self.game
+        assert g is not None and g.last_hand_end is not None
+        end = g.last_hand_end
+        return {"hand_number": end.hand_number,
+                "went_out": [s for s, h in enumerate(end.hands) if not h],
+                "hands": [[card_str(c) for c in sorted_cards(h, self.rules.deuces_wild)]
+                          for h in end.hands],
+                "melds": [m.to_json() for m in end.melds], "down": list(end.down),
+                "points": list(g.scores[-1]), "totals": list(g.totals)}
+
+    # ================================================================ the end-of-hand pause ==
+    def _awaited_people(self) -> bool:
+        return any(s.kind == "human" and not s.covered and s.conns for s in self.seats)
+
+    def _start_pause(self) -> None:
+        """Hold the next hand while the people look at the last one: until each connected
+        person says they are ready, or the table's hand_pause runs out."""
+        loop = asyncio.get_running_loop()
+        self._ready = set()
+        self._pause_deadline = loop.time() + self.hand_pause
+        if self._pause_timer is not None:
+            self._pause_timer.cancel()
+        self._pause_timer = self._later(self.hand_pause, self._pause_timeout,
+                                        self._pause_deadline)
+
+    async def _pause_timeout(self, deadline: float) -> None:
+        if self._pause_deadline == deadline:
+            await self.end_pause()
+
+    async def end_pause(self) -> None:
+        if self._pause_deadline is None:
+            return
+        self._pause_deadline = None
+        if self._pause_timer is not None:
+            self._pause_timer.cancel()
+            self._pause_timer = None
+        self._ready = set()
+        self._broadcast(lambda seat: {"type": "pause", "version": self.version, "pause": None})
+        await self._drive()
+
+    async def on_ready_seat(self, seat: int) -> None:
+        """``seat`` is ready for the next hand; the pause ends when nobody is awaited."""
+        if self._pause_deadline is None:
+            return
+        self._ready.add(seat)
+        if not self._awaited():
+            await self.end_pause()
+            return
+        self._broadcast(lambda s: {"type": "pause", "version": self.version,
+                                   "pause": self._pause_json()})
+
     def _schedule(self) -> None:
         g = self.game
-        if g is None or g.over:
+        if g is None or g.over or self.paused:
             self._cancel_timers()
             return
         seat = self.decision_seat()
-        # a bot's (or a covered seat's) move after its think time
+        waiting = self.people_waiting()
+        # a bot's (or a covered seat's) move after its think time, once no person may still
+        # ask for the discard (they get the buy window to say "May I?" or "no thanks")
         key = (self.version, -1 if seat is None else seat)
-        if seat is not None and self.bot_controlled(seat):
+        if seat is not None and self.bot_controlled(seat) and not waiting:
             if self._bot_key != key:
                 if self._bot_timer is not None:
                     self._bot_timer.cancel()
@@ -347,20 +408,25 @@ class TablePlay(TableState):
                 self._turn_deadline = loop.time() + self.turn_timer
                 self._turn_timer = self._later(self.turn_timer, self._turn_timeout, human,
                                                self._turn_deadline)
-        # the buy timer: how long intents are taken after a discard
+        # the buy timer: how long intents are taken after a discard (the table's buy_timer),
+        # or how long a bot waits for the people who may still ask (its buy_window)
         window = self._buy_window_open() or g.phase is Phase.CALL
-        if window and self.buy_timer and self._buy_key != self.version \
+        bot_waits = seat is not None and self.bot_controlled(seat) and bool(waiting)
+        length = self.buy_timer or (self.buy_window if bot_waits else None)
+        if window and length is not None and self._buy_key != self.version \
                 and self._window_closed_at != self.version:
             if self._buy_timer is not None:
                 self._buy_timer.cancel()
             self._buy_key = self.version
-            self._buy_deadline = asyncio.get_running_loop().time() + self.buy_timer
-            self._buy_timer = self._later(self.buy_timer, self._buy_timeout, self.version)
-        elif not window and self._buy_timer is not None:
+            self._buy_deadline = asyncio.get_running_loop().time() + length
+            self._buy_timer = self._later(length, self._buy_timeout, self.version)
+        elif self._buy_timer is not None and (not window or (
+                self.buy_timer is None and not bot_waits)):
+            # the window closed, or everyone it waited for has answered: the clock goes
             self._buy_timer.cancel()
             self._buy_timer, self._buy_key, self._buy_deadline = None, None, None
 
-    def _cancel_timers(self) -> None:
+    def _cancel_timers(self) -> None:  # (the end-of-hand pause has its own clock)
         for h in (self._bot_timer, self._turn_timer, self._buy_timer):
             if h is not None:
                 h.cancel()
@@ -371,7 +437,7 @@ class TablePlay(TableState):
 
     async def _bot_move(self, seat: int, version: int) -> None:
         if self.version != version or self.decision_seat() != seat \
-                or not self.bot_controlled(seat):
+                or not self.bot_controlled(seat) or self.paused or self.people_waiting():
             return
         self._bot_key = None
         g = self.game
@@ -390,7 +456,8 @@ class TablePlay(TableState):
         self._turn_timer = None
         steps = 0
         # the basic bot finishes the seat's move (its whole turn, if it is the player on turn)
-        while not g.over and self.decision_seat() == seat and steps < MAX_BOT_STEPS:
+        while not g.over and self.decision_seat() == seat and steps < MAX_BOT_STEPS \
+                and not self.paused:  # (a hand it ends waits for the people, as always)
             if g.phase is Phase.CALL:
                 await self._close_window()
                 continue
@@ -415,7 +482,9 @@ class TablePlay(TableState):
             return
         # the buy window closes: the intents announced stand and are resolved when the player
         # draws; new ones are refused (intents_for is empty from now on). Everyone is told,
-        # with the clock that now runs (the turn timer of the player deciding, if any).
+        # with the clock that now runs (the turn timer of the player deciding, if any), and a
+        # bot that waited for the people moves.
+        self._schedule()
         self._broadcast(self._requests_msg)
 
     # ================================================================ covering a seat ======

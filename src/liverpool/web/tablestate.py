@@ -59,6 +59,11 @@ class TableState:
         self.deals: list[list[str]] | None = cfg.get("deals")
         self.turn_timer: float | None = cfg.get("turn_timer")
         self.buy_timer: float | None = cfg.get("buy_timer")
+        # how long the bots wait for people to ask for a discard, and how long the end-of-hand
+        # screen stays before the next hand (the table's choice, else the server's)
+        window, pause = cfg.get("buy_window"), cfg.get("hand_pause")
+        self.buy_window: float = settings.buy_window if window is None else float(window)
+        self.hand_pause: float = settings.hand_pause if pause is None else float(pause)
         self.seats = [SeatState(i, s["kind"], displayable(str(s["level"])) if s.get("level")
                                 else None,
                                 f"Bot {i + 1}" if s["kind"] == "bot" else None)
@@ -89,6 +94,10 @@ class TableState:
         self._buy_key: int | None = None
         self._buy_deadline: float | None = None
         self._window_closed_at: int | None = None  # version whose intents window timed out
+        # the end-of-hand pause: when it ends, and the people who said they are ready
+        self._pause_deadline: float | None = None
+        self._pause_timer: asyncio.TimerHandle | None = None
+        self._ready: set[int] = set()
         self._window_cache: tuple[int, Game] | None = None
         self._public_cache: tuple[int, SeatView] | None = None
         self._public_text: tuple[int, str] | None = None
@@ -119,7 +128,7 @@ class TableState:
 
     async def stop(self) -> None:
         self.stopped = True
-        for h in (self._bot_timer, self._turn_timer, self._buy_timer,
+        for h in (self._bot_timer, self._turn_timer, self._buy_timer, self._pause_timer,
                   *(s.grace for s in self.seats)):
             if h is not None:
                 h.cancel()
@@ -159,6 +168,7 @@ class TableState:
                        "connected": s.kind == "bot" or bool(s.conns), "covered": s.covered}
                       for s in self.seats],
             "turn_timer": self.turn_timer, "buy_timer": self.buy_timer,
+            "buy_window": self.buy_window, "hand_pause": self.hand_pause,
             "incidents": len(self.incidents),
             "created": datetime.fromtimestamp(self.created, UTC).isoformat().replace(
                 "+00:00", "Z"),
@@ -228,11 +238,40 @@ class TableState:
             return []
         return list(g.request_kinds(seat))
 
+    def people_waiting(self) -> list[int]:
+        """The people who may still ask for the discard in the open window and have said
+        nothing yet (no request, no "no thanks"): a bot's move waits for them, up to the
+        table's buy window."""
+        g = self.game
+        if g is None or g.over or self.buy_window <= 0:
+            return []
+        return [s.seat for s in self.seats
+                if not self.bot_controlled(s.seat) and s.conns and self.intents_for(s.seat)
+                and s.seat not in self.requests.wanted and s.seat not in self.requests.declined]
+
+    @property
+    def paused(self) -> bool:
+        return self._pause_deadline is not None
+
+    def _pause_json(self) -> dict[str, Any] | None:
+        """The end-of-hand pause as clients see it: who is ready, who is awaited, time left."""
+        if self._pause_deadline is None:
+            return None
+        now = asyncio.get_running_loop().time()
+        return {"kind": "hand_end", "ms_left": max(0, int((self._pause_deadline - now) * 1000)),
+                "ready": sorted(self._ready), "waiting": self._awaited()}
+
+    def _awaited(self) -> list[int]:
+        """The connected people the end-of-hand pause waits for."""
+        return [s.seat for s in self.seats
+                if s.kind == "human" and not s.covered and s.conns and s.seat not in self._ready]
+
     def _deadline(self) -> dict[str, Any] | None:
         now = asyncio.get_running_loop().time()
         if self._buy_deadline is not None and self._buy_key == self.version:
-            seat = self.decision_seat()
-            return {"seat": seat, "kind": "buy",
+            g = self.game
+            kind = "call" if g is not None and g.phase is Phase.CALL else "buy"
+            return {"seat": self.decision_seat(), "kind": kind,
                     "ms_left": max(0, int((self._buy_deadline - now) * 1000))}
         if self._turn_deadline is not None and self._turn_seat is not None:
             return {"seat": self._turn_seat, "kind": "turn",
@@ -271,12 +310,14 @@ class TableState:
                 f'"view":{head}{self._public_text[1]},'
                 f'"legal":{dumps([a.to_json() for a in legal])},'
                 f'"intents":{dumps(self.intents_for(seat))},'
-                f'"deadline":{dumps(self._deadline())}}}')
+                f'"deadline":{dumps(self._deadline())},'
+                f'"pause":{dumps(self._pause_json())}}}')
 
     def _state(self, seat: int | None) -> dict[str, Any]:
         legal, _ = self._legal_for(seat)
         return {"view": self._view_json(seat), "legal": [a.to_json() for a in legal],
-                "intents": self.intents_for(seat), "deadline": self._deadline()}
+                "intents": self.intents_for(seat), "deadline": self._deadline(),
+                "pause": self._pause_json()}
 
     @staticmethod
     def _event_for(seat: int | None, ev: dict[str, Any]) -> dict[str, Any]:
