@@ -18,6 +18,7 @@ from conftest import C, stacked_game
 from rich.console import Console
 from rich.text import Text
 from textual.app import App
+from textual.geometry import Region
 from textual.widgets import OptionList, RichLog, Static
 
 from liverpool.actions import Action
@@ -25,9 +26,10 @@ from liverpool.cards import parse_card
 from liverpool.engine import Game, SeatView
 from liverpool.melds import RUN, SET, Meld
 from liverpool.record import replay
+from liverpool.rules import RuleSet
 from liverpool.tui.app import PlayApp
 from liverpool.tui.session import Session
-from liverpool.tui.text import meld_text, possessive, second_person, subject
+from liverpool.tui.text import fit_parts, meld_text, possessive, second_person, subject
 from liverpool.tui.watch import Replayer, WatchApp
 from liverpool.tui.widgets import Menu, Notice, TailLog
 
@@ -574,3 +576,37 @@ async def test_the_log_always_shows_its_newest_line(tmp_path: Path) -> None:
         await pilot.pause()
         assert_newest_in_sight(log)
         assert log.entries[-1].plain.startswith("You draw")
+
+
+def rows_shown(widget: Static) -> list[str]:
+    """The rows a widget draws in its own region, as text."""
+    w, h = widget.size.width, widget.size.height
+    return [strip.text for strip in widget.render_lines(Region(0, 0, w, h))]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+async def test_the_top_line_fits_the_screen(tmp_path: Path, size: tuple[int, int]) -> None:
+    # the longest contract, a long name dealing, and a changed rule
+    session = Session.new(RuleSet.preset("hoyle", {"hands": [7]}), 3, "basic", "Alexandra",
+                          seed=4, save=str(tmp_path / "g.json"))
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        title = app.query_one("#title", Static)
+        rows = rows_shown(title)
+        assert 1 <= len(rows) <= 2 and all(len(r) <= size[0] for r in rows)
+        shown = " · ".join(r.strip() for r in rows)
+        for part in ("hand 1 of 1: 2 sets of 3 + 1 run of 7", "Alexandra deals",
+                     "12 cards dealt", "hoyle rules (changed: 1)"):
+            assert part in shown, (part, rows)
+        # the hand, its contract and the dealer come first
+        assert rows[0].strip().startswith("hand 1 of 1: 2 sets of 3 + 1 run of 7 · Alexandra")
+
+
+def test_fit_parts_keeps_the_first_parts_and_drops_the_last() -> None:
+    parts = ["hand 7 of 7: 3 runs", "Bob deals", "10 cards dealt", "standard rules"]
+    assert fit_parts(parts, 80) == [" · ".join(parts)]
+    assert fit_parts(parts, 32) == ["hand 7 of 7: 3 runs · Bob deals", "10 cards dealt · "
+                                    "standard rules"]
+    assert fit_parts(parts, 20) == ["hand 7 of 7: 3 runs", "Bob deals"]
+    assert fit_parts(["a very long first part"], 10) == ["a very lo…"]

@@ -33,9 +33,11 @@ from .text import (
     YOU,
     action_label,
     face,
+    fit_parts,
     meld_text,
     possessive,
     question,
+    rules_label,
     second_person,
     sort_hand,
     subject,
@@ -87,7 +89,8 @@ class PlayApp(App[None]):
     TITLE = "Liverpool Rummy"
     CSS = """
     Screen { layout: vertical; }
-    #title { height: 1; background: $primary-background; color: $text; padding: 0 1; }
+    #title { height: auto; max-height: 2; background: $primary-background; color: $text;
+             padding: 0 1; }
     #top { height: 1fr; }
     #left { width: 3fr; }
     #players { height: auto; border: round $secondary; padding: 0 1; }
@@ -125,6 +128,7 @@ class PlayApp(App[None]):
         self.paused = False  # a hand result or the game's end is on screen
         self.last_result: Group | None = None
         self.hand_seen = -1  # the hand whose start the log has shown
+        self.mounted = False  # the widgets are there to draw in
         self.warnings: list[str] = []  # the newest warnings, shown above the prompt
         self.errors: list[str] = []  # every illegal choice's reason, newest last (tests read it)
         self.rng = random.Random(session.game.seed)
@@ -156,6 +160,7 @@ class PlayApp(App[None]):
         named = "" if me == YOU else f"You are {me}; "
         self.log_line(Text(f"{named}playing with {others}. ? shows the keys.", style="bold"))
         self.log_line(Text(f"Saved as it goes in {s.save_path}", style="dim"))
+        self.mounted = True
         self.refresh_all()
         self.after_change()
 
@@ -188,17 +193,7 @@ class PlayApp(App[None]):
         v = self.view()
         s = self.session
         rules = v.ruleset
-        total = len(rules.hand_list()) if rules.progression == "all" else None
-        of = f" of {total}" if total else ""
-        dealt = rules.deal_sizes[min(v.hand_number, len(rules.deal_sizes)) - 1] \
-            if rules.progression == "all" else len(v.hand)
-        pace = "test" if self.fixed_pace is not None else PACES[self.pace_index][0]
-        title = (f"Liverpool · {rules.name} rules · hand {v.hand_number}{of}: "
-                 f"{v.contract[v.seat].describe()} · {dealt} cards dealt · "
-                 f"{subject(v.players[v.dealer], 'deals')} · bots: {pace}")
-        if s.over:
-            title = f"Liverpool · {rules.name} rules · game over"
-        self.query_one("#title", Static).update(title)
+        self.query_one("#title", Static).update("\n".join(self.title_lines()))
         self.query_one("#players", Static).update(players_table(v, bots=s.levels))
         self.query_one("#pile", Static).update(pile_text(v))
         self.query_one("#melds", Static).update(melds_panel(v))
@@ -217,6 +212,32 @@ class PlayApp(App[None]):
         warn.set_class(bool(self.warnings), "on")
         warn.update(Text("\n".join(f"⚠ {w}" for w in self.warnings), style="bold red"))
         self.query_one("#prompt", Static).update(self.prompt_text())
+
+    def title_lines(self) -> list[str]:
+        """The top line, in one or two lines that fit the screen's width: the hand, its
+        contract and the dealer first, then the cards dealt, the rules, the bots' pace."""
+        v = self.view()
+        s = self.session
+        rules = v.ruleset
+        total = len(rules.hand_list()) if rules.progression == "all" else None
+        of = f" of {total}" if total else ""
+        pace = "test" if self.fixed_pace is not None else PACES[self.pace_index][0]
+        if s.over:
+            g = s.game
+            parts = [f"game over after {len(g.scores)} hands",
+                     "winner" + ("s" if len(g.winners) > 1 else "") + ": "
+                     + " and ".join(g.players[w] for w in g.winners), rules_label(rules)]
+        else:
+            parts = [f"hand {v.hand_number}{of}: {v.contract[v.seat].describe()}",
+                     subject(v.players[v.dealer], "deals"),
+                     f"{s.game.deal_size()} cards dealt", rules_label(rules),
+                     f"bots: {pace}", "? keys"]
+        # the title's padding takes a cell each side
+        return fit_parts(parts, self.size.width - 2)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.mounted:  # the top line is fitted to the new width
+            self.refresh_all()
 
     def compose_text(self) -> Text:
         t = Text("Going down: ", style="bold")

@@ -20,6 +20,8 @@ from ..actions import Action
 from ..cards import JOKER, RANK_NAMES, Card, card_str, is_wild, rank_of, suit_of
 from ..engine import SeatView
 from ..melds import RUN, Meld
+from ..rules import RuleSet
+from ..rulestext import changes
 
 SUIT_SYMBOLS = "♠♥♦♣"
 SUIT_STYLES = ("bold white", "bold red", "bold red", "bold white")
@@ -193,3 +195,26 @@ def second_person(line: str, person: str = YOU) -> str:
     words = line.split(" ")
     words[1] = _VERBS.get(words[1], words[1])
     return " ".join(words).replace(" and goes out", " and go out")
+
+
+def rules_label(rules: RuleSet) -> str:
+    """``hoyle rules``, or ``hoyle rules (changed: 2)`` when the table overrides knobs of its
+    preset (the rules sheet, ``r``, lists them)."""
+    changed = len(changes(rules))
+    return f"{rules.name} rules" + (f" (changed: {changed})" if changed else "")
+
+
+def fit_parts(parts: Sequence[str], width: int, rows: int = 2, sep: str = " · ") -> list[str]:
+    """``parts``, most important first, joined into at most ``rows`` lines of ``width`` cells:
+    each line takes the parts in order while they fit; a part that fits on no line left is
+    dropped, so the least important go first; a part wider than a line is cut with "…"."""
+    width = max(width, 1)
+    lines: list[str] = []
+    for part in parts:
+        if len(part) > width:
+            part = part[:width - 1] + "…"
+        if lines and len(lines[-1]) + len(sep) + len(part) <= width:
+            lines[-1] += sep + part
+        elif len(lines) < rows:
+            lines.append(part)
+    return lines
