@@ -334,3 +334,36 @@ def test_demo_plays_a_seeded_game_the_same_way_twice(tmp_path: Path,
     assert first.count("hand 1: 2 sets") == 1 and first.count("hand over") == 2
     winners = " and ".join(["Ann", "Bob", "Cy"][s] for s in result.game.winners)
     assert f"winner: {winners}" in first
+
+
+@pytest.mark.parametrize(("terminal", "given", "move"), [
+    (True, [], cli.DEMO_PACE),  # a person watches: paced by default
+    (False, [], 0.0),  # a pipe, a file, a test: no pause unless asked
+    (True, ["--pace", "0"], 0.0),
+    (False, ["--pace", "0.5"], 0.5),
+])
+def test_the_demo_is_paced_on_a_terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str], terminal: bool,
+                                         given: list[str], move: float) -> None:
+    monkeypatch.setattr(cli, "_stdout_is_terminal", lambda: terminal)
+    slept: list[float] = []
+    args = cli.build_parser().parse_args(
+        ["demo", "--seed", "5", "--players", "3", "--override", "hands=[1,2]", "--quiet",
+         "--record", str(tmp_path / "d.json"), *given])
+    assert cli.cmd_demo(args, sleep=slept.append) == 0
+    rec = json.loads((tmp_path / "d.json").read_text())
+    shown = [a for a in rec["actions"]
+             if a["type"] not in ("pass", "draw", "take_discard", "discard")]
+    if move == 0:
+        assert slept == []
+        return
+    # a pause after each move shown, a longer one after each hand's points
+    assert Counter(slept) == {move: len(shown), move * cli.HAND_END_PAUSE: 2}
+    assert capsys.readouterr().out.count("hand over") == 2
+
+
+def test_the_demo_pace_is_seconds_not_below_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    for bad in ("-1", "soon"):
+        with pytest.raises(SystemExit):
+            cli.build_parser().parse_args(["demo", "--pace", bad])
+    assert "--pace" in capsys.readouterr().err

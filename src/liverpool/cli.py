@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,10 +75,37 @@ def _print_summary(out: dict[str, Any], game: Game) -> None:
 
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Finn", "Gus", "Hal")
+DEMO_PACE = 0.15  # seconds after each move the demo shows, when it prints to a terminal
+HAND_END_PAUSE = 10  # after a hand's points: this many moves' pauses, to read the points
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
-    """A simulated game among bots, with a readable log and the score sheet."""
+def _stdout_is_terminal() -> bool:
+    isatty = getattr(sys.stdout, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def demo_pace(requested: float | None, terminal: bool) -> float:
+    """Seconds the demo waits after each move it shows: ``--pace`` as given (0: none); else a
+    short pause on a terminal, so that a person can follow the game, and none into a pipe or a
+    file, where nobody watches it being written."""
+    if requested is not None:
+        return requested
+    return DEMO_PACE if terminal else 0.0
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"a pause is 0 seconds or more, not {text}")
+    return value
+
+
+def cmd_demo(args: argparse.Namespace, sleep: Callable[[float], None] = time.sleep) -> int:
+    """A simulated game among bots, with a readable log and the score sheet, paced so that it
+    can be followed on a terminal (``sleep`` waits; tests count its calls instead)."""
     from .bots import BotSpecError, make_bot
     from .match import Match
 
@@ -100,6 +128,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     console.print(f"[bold]Liverpool Rummy[/] — {rules.name} rules; "
                   + ", ".join(f"{n} ({b})" for n, b in zip(names, levels, strict=True)))
     quiet = ("draw", "take_discard", "discard") if args.quiet else ()
+    pace = demo_pace(getattr(args, "pace", None), _stdout_is_terminal())
 
     def heard(event: dict[str, Any]) -> None:
         kind = event["type"]
@@ -108,12 +137,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
                          f"{game.deal_size()} cards each, {names[game.dealer]} deals")
         elif kind == "action" and event.get("text") and event["action"]["type"] not in quiet:
             console.print("  " + event["text"])
+            if pace:
+                sleep(pace)
         elif kind == "hand_end":
             row = event["scores"]
             left = [n for s, n in enumerate(names) if event["went_down"][s]]
             console.print("  [bold]hand over[/] — points: " + ", ".join(
                 f"{names[s]} {row[s]}" for s in range(game.n))
                 + (f"; went down: {', '.join(left)}" if left else ""))
+            if pace:
+                sleep(pace * HAND_END_PAUSE)
 
     with Match(game, bots, narrate=True, listener=heard) as match:
         match.run()
@@ -191,6 +224,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bots", default="basic", help="one level per seat, or one for all")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--quiet", action="store_true", help="leave out draws and discards")
+    p.add_argument("--pace", type=_seconds, metavar="SECONDS",
+                   help=f"pause after each move shown, {HAND_END_PAUSE} times as long after a "
+                        f"hand's points (0: none; default {DEMO_PACE} on a terminal, none into "
+                        f"a pipe or file)")
     p.add_argument("--record", help="write the game record (JSON) to this file")
     p.set_defaults(func=cmd_demo)
 
