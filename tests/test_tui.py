@@ -422,7 +422,7 @@ async def test_watch_steps_through_a_record(tmp_path: Path) -> None:
         await pilot.press("end")
         await pilot.pause()
         assert app.step == len(replayer.actions)
-        shown = text_of(app.query_one("#melds", Static))
+        shown = text_of(app.query_one("#players", Static))
         assert "Winner" in shown and "Score sheet" in shown
         # stepping back rebuilds the same state as a fresh replay of the prefix
         await pilot.press("home")
@@ -610,3 +610,92 @@ def test_fit_parts_keeps_the_first_parts_and_drops_the_last() -> None:
                                     "standard rules"]
     assert fit_parts(parts, 20) == ["hand 7 of 7: 3 runs", "Bob deals"]
     assert fit_parts(["a very long first part"], 10) == ["a very lo…"]
+
+
+def demo_record(tmp_path: Path, hands: str = "[1,2,3]") -> dict[str, object]:
+    from liverpool.cli import main as cli_main
+    path = tmp_path / "demo.json"
+    assert cli_main(["demo", "--seed", "3", "--players", "3", "--quiet", "--override",
+                     f"hands={hands}", "--record", str(path)]) == 0
+    rec: dict[str, object] = json.loads(path.read_text())
+    return rec
+
+
+def result_shown(app: WatchApp) -> str:
+    return text_of(app.query_one("#players", Static)) + text_of(app.query_one("#melds", Static))
+
+
+async def test_watch_shows_each_hand_with_its_result_where_it_ends(tmp_path: Path) -> None:
+    replayer = Replayer(demo_record(tmp_path))
+    game = replayer.final
+    assert game.over and len(game.scores) == 3
+    app = WatchApp(replayer, "demo.json")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        for k in (1, 2, 3):
+            await pilot.press("pagedown")  # to the end of the next hand
+            await pilot.pause()
+            assert app.step == replayer.hand_starts[k]
+            title = " ".join(rows_shown(app.query_one("#title", Static)))
+            assert title.strip().startswith(f"hand {k} of 3: ") and "over" in title, title
+            shown = result_shown(app)
+            result = replayer.results[app.step]
+            who = " and ".join(game.players[s] for s in result.out) if result.out else "No one"
+            assert f"Hand {k} is over: {who} went out" in shown
+            for s, name in enumerate(game.players):  # each player's points and total
+                row = next(x for x in shown.splitlines() if x.strip().startswith(f"│ {name} "))
+                cells = [c.strip() for c in row.split("│")]
+                assert cells[3:5] == [str(game.scores[k - 1][s]), str(result.totals[s])], row
+            log = app.query_one("#log", TailLog).entries
+            assert log[-1].plain.startswith(f"Hand {k} over: ")
+            if k < 3:
+                # the next frame is the next hand's deal, named so, at the same step
+                await pilot.press("right")
+                await pilot.pause()
+                title = " ".join(rows_shown(app.query_one("#title", Static)))
+                assert title.strip().startswith(f"hand {k + 1} of 3: ") and "over" not in title
+                assert app.query_one("#log", TailLog).entries[-1].plain.startswith(
+                    f"— hand {k + 1}: ")
+                await pilot.press("left")
+        # stepping move by move onto a hand's last action shows its result too
+        await pilot.press("home")
+        for _ in range(replayer.hand_starts[1]):
+            await pilot.press("right")
+        await pilot.pause()
+        assert app.frame.result is not None and app.frame.result.number == 1
+        # End: the game's end, with the final result
+        await pilot.press("end")
+        await pilot.pause()
+        shown = result_shown(app)
+        winners = " and ".join(game.players[s] for s in game.winners)
+        assert f"Winner{'s' if len(game.winners) > 1 else ''}: {winners}" in shown
+        assert "Score sheet" in shown and "Hand 3 is over" in shown
+        title = " ".join(rows_shown(app.query_one("#title", Static)))
+        assert "hand 3 of 3" in title and "game over" in title
+
+
+async def test_watch_end_of_a_record_stopped_after_a_hand(tmp_path: Path) -> None:
+    rec = demo_record(tmp_path)
+    whole = Replayer(rec)
+    actions = rec["actions"]
+    assert isinstance(actions, list)
+    # a game saved just after hand 2 ended: the end shows hand 2 and its result, not hand 3
+    stopped = Replayer({**rec, "actions": actions[:whole.hand_starts[2]]})
+    app = WatchApp(stopped, "saved.json")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("end")
+        await pilot.pause()
+        title = " ".join(rows_shown(app.query_one("#title", Static)))
+        assert title.strip().startswith("hand 2 of 3: ") and "over" in title, title
+        shown = result_shown(app)
+        assert "Hand 2 is over" in shown and "Score sheet" in shown  # the sheet so far
+    # stopped in the middle of hand 3: the end names hand 3, whose moves are shown
+    middle = Replayer({**rec, "actions": actions[:whole.hand_starts[2] + 5]})
+    app = WatchApp(middle, "saved.json")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("end")
+        await pilot.pause()
+        title = " ".join(rows_shown(app.query_one("#title", Static)))
+        assert title.strip().startswith("hand 3 of 3: ") and "over" not in title, title

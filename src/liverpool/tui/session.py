@@ -64,6 +64,21 @@ class Event:
     warnings: list[str] = field(default_factory=list)  # "Bob has one card left"
 
 
+def hand_result(game: Game, penalties: Sequence[int], was_out: Sequence[bool],
+                player: int) -> HandResult:
+    """The hand that ``game`` has just ended, ``player``'s action having ended it;
+    ``penalties`` and ``was_out``: each seat's penalty points and out flag just before it."""
+    row = list(game.scores[-1])
+    n = game.n
+    # a seat that went out scores only its penalties of the hand (cards score above zero)
+    out = [s for s in range(n) if row[s] == penalties[s] and (was_out[s] or s == player)]
+    end = game.last_hand_end
+    assert end is not None
+    left = [[] if s in out else list(end.hands[s]) for s in range(n)]
+    totals = [sum(r[s] for r in game.scores) for s in range(n)]
+    return HandResult(len(game.scores), out, left, row, totals)
+
+
 def seat_file_for(record_path: Path) -> Path:
     name = record_path.name
     stem = name[:-5] if name.endswith(".json") else name
@@ -363,17 +378,7 @@ class Session:
                      player: int) -> HandResult:
         """The hand that just ended, ``player``'s action having ended it; ``before``: the
         penalties and out flags just before that action."""
-        g = self.game
-        penalties, was_out = before
-        row = list(g.scores[-1])
-        n = g.n
-        # a seat that went out scores only its penalties of the hand (cards score above zero)
-        out = [s for s in range(n) if row[s] == penalties[s] and (was_out[s] or s == player)]
-        end = g.last_hand_end
-        assert end is not None
-        left = [[] if s in out else list(end.hands[s]) for s in range(n)]
-        totals = [sum(r[s] for r in g.scores) for s in range(n)]
-        return HandResult(len(g.scores), out, left, row, totals)
+        return hand_result(self.game, *before, player)
 
     # ---- finishing -----------------------------------------------------------------------
     def saved_message(self) -> str:

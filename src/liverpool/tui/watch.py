@@ -1,9 +1,10 @@
 """``liverpool replay FILE --watch``: step through a recorded game in the terminal, every hand
-face up, one action at a time, forwards and back.
+face up, one action at a time, forwards and back, with each hand's result where it ends.
 
-Domain words: *step* (the number of actions applied so far), *checkpoint* (a copy of the game
-every few steps, so stepping back is quick), *face up* (every seat's cards shown: the game is
-over, or at least recorded, so nothing is secret).
+Domain words: *step* (the number of actions applied so far), *frame* (one position of the
+watch: a step, and at a step that ended a hand, first that hand's result, then the next hand's
+deal), *checkpoint* (a copy of the game every few steps, so stepping back is quick), *face up*
+(every seat's cards shown: the game is over, or at least recorded, so nothing is secret).
 """
 
 from __future__ import annotations
@@ -11,24 +12,47 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.console import Group
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from ..actions import Action, ActionFormatError
+from ..cards import card_str
 from ..engine import Game, IllegalActionError
 from ..narrate import describe
 from ..record import RecordError, new_game_from_record
-from .text import card_text, second_person
-from .widgets import TailLog, melds_panel, pile_text, players_table, score_table
+from .session import HandResult, hand_result
+from .text import card_text, fit_parts, rules_label, second_person, subject
+from .widgets import (
+    TailLog,
+    hand_result_view,
+    melds_of,
+    melds_panel,
+    pile_text,
+    players_table,
+    score_table,
+)
 
 CHECKPOINT_EVERY = 25
+LOG_FRAMES = 80  # the log shows the lines of this many frames back
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One position of the watch: ``step`` actions applied; ``result`` set where the step's
+    action ended a hand and that hand's result is shown (the next frame, at the same step, shows
+    the next hand's deal)."""
+
+    step: int
+    result: HandResult | None = None
 
 
 class Replayer:
@@ -42,10 +66,14 @@ class Replayer:
         self.error: str | None = None
         game = self.start.clone()
         self.checkpoints: dict[int, Game] = {0: game.clone()}
+        self.hand_starts = [0]  # where each hand begins, for jumping hand by hand
+        self.results: dict[int, HandResult] = {}  # by the step whose action ended the hand
+        self.deals = [self.deal_line(game)]  # each hand's start, in words
         for i, obj in enumerate(raw if isinstance(raw, list) else []):
             try:
                 a = Action.from_json(obj)
                 line = describe(game, a) if game.is_legal(a) else None
+                before = (list(game.penalties), list(game.out), len(game.scores))
                 game.apply(a)
             except (ActionFormatError, IllegalActionError) as e:
                 self.error = f"action {i} is illegal: {e}"
@@ -53,17 +81,26 @@ class Replayer:
             self.actions.append(a)
             # the person who played the recorded game is the player named "You", if any
             self.lines.append(second_person(line or f"{game.players[a.player]} passes"))
+            if len(game.scores) > before[2]:
+                self.results[i + 1] = hand_result(game, before[0], before[1], a.player)
+                self.hand_starts.append(i + 1)
+                if not game.over:
+                    self.deals.append(self.deal_line(game))
             if (i + 1) % CHECKPOINT_EVERY == 0:
                 self.checkpoints[i + 1] = game.clone()
         self.final = game
-        # where each hand begins, for jumping hand by hand
-        self.hand_starts = [0]
-        probe = self.start.clone()
-        for i, a in enumerate(self.actions):
-            before = len(probe.scores)
-            probe.apply(a)
-            if len(probe.scores) > before:
-                self.hand_starts.append(i + 1)
+        self.frames = [Frame(0)]
+        for step in range(1, len(self.actions) + 1):
+            if step in self.results:
+                self.frames.append(Frame(step, self.results[step]))
+                if step == len(self.actions):
+                    break  # the record ends on a hand's result: nothing of the next was played
+            self.frames.append(Frame(step))
+
+    @staticmethod
+    def deal_line(game: Game) -> str:
+        return (f"— hand {game.hand_number()}: {game.contract_for(0).describe()}, "
+                f"{subject(game.players[game.dealer], 'deals')} —")
 
     def at(self, step: int) -> Game:
         base = max(k for k in self.checkpoints if k <= step)
@@ -72,24 +109,45 @@ class Replayer:
             game.apply(a)
         return game
 
+    def log_entries(self) -> list[tuple[int, Text]]:
+        """Every line of the moves log with the frame from which it shows: each action, each
+        hand's start and each hand's result."""
+        players = self.start.players
+        out: list[tuple[int, Text]] = [(0, Text(self.deals[0], style="bold cyan"))]
+        hands = 0
+        for k, frame in enumerate(self.frames[1:], 1):
+            if self.frames[k - 1].step == frame.step:  # the next hand's deal, after a result
+                out.append((k, Text(self.deals[hands], style="bold cyan")))
+                continue
+            out.append((k, Text(f"{frame.step:>4} {self.lines[frame.step - 1]}")))
+            if frame.result is not None:
+                hands += 1
+                r = frame.result
+                who = " and ".join(players[x] for x in r.out) if r.out else "no one"
+                out.append((k, Text(second_person(
+                    f"Hand {r.number} over: {who} went out. Points: "
+                    + ", ".join(f"{players[x]} {r.points[x]}" for x in range(len(players)))),
+                    style="bold green")))
+        return out
+
 
 class WatchApp(App[None]):
     TITLE = "Liverpool Rummy · replay"
     CSS = """
-    #title { height: 1; background: $primary-background; padding: 0 1; }
+    #title { height: auto; max-height: 2; background: $primary-background; padding: 0 1; }
     #top { height: 1fr; }
     #left { width: 3fr; }
     #players, #hands, #melds { border: round $secondary; padding: 0 1; }
     #players { height: auto; }
     #hands { height: auto; }
-    #melds { height: 1fr; }
+    #melds { height: 1fr; overflow-y: auto; }
     #log { width: 2fr; border: round $secondary; }
     #keys { height: auto; padding: 0 1; background: $boost; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right,space,n", "step(1)", "next"), Binding("left,b", "step(-1)", "back"),
-        Binding("pagedown,N", "hand(1)", "next hand"), Binding("pageup,B", "hand(-1)",
-                                                              "previous hand"),
+        Binding("pagedown,N", "hand(1)", "next hand's end"),
+        Binding("pageup,B", "hand(-1)", "previous hand's end"),
         Binding("home", "goto(0)", "start"), Binding("end", "goto(-1)", "end"),
         Binding("a", "auto", "autoplay"), Binding("q,escape", "quit", "quit"),
     ]
@@ -97,9 +155,20 @@ class WatchApp(App[None]):
     def __init__(self, replayer: Replayer, title: str = "") -> None:
         super().__init__()
         self.r = replayer
-        self.step = 0
+        self.pos = 0  # the frame shown
         self.auto = False
         self.file_title = title
+        self.entries = replayer.log_entries()
+        self.mounted = False
+
+    @property
+    def step(self) -> int:
+        """The actions applied in the frame shown."""
+        return self.r.frames[self.pos].step
+
+    @property
+    def frame(self) -> Frame:
+        return self.r.frames[self.pos]
 
     def compose(self) -> ComposeResult:
         yield Static(id="title")
@@ -114,71 +183,131 @@ class WatchApp(App[None]):
 
     def on_mount(self) -> None:
         self.query_one("#hands", Static).border_title = "hands (face up)"
-        self.query_one("#melds", Static).border_title = "table"
         self.query_one("#log", TailLog).border_title = "moves"
         self.set_interval(0.6, self.tick)
+        self.mounted = True
         self.show()
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.mounted:  # the top line is fitted to the new width
+            self.show()
 
     def tick(self) -> None:
         if self.auto:
-            if self.step >= len(self.r.actions):
+            if self.pos >= len(self.r.frames) - 1:
                 self.auto = False
+                self.show()
             else:
                 self.action_step(1)
 
-    def show(self) -> None:
-        g = self.r.at(self.step)
-        v = g.view_for(0)
-        total = len(self.r.actions)
-        state = "game over" if g.over else \
-            f"hand {g.hand_number()}: {g.contract_for(0).describe()}"
-        self.query_one("#title", Static).update(
-            f"{self.file_title} · {g.rules.name} rules · {state} · action {self.step}/{total}"
-            + (" · autoplay" if self.auto else ""))
-        self.query_one("#players", Static).update(players_table(v))
-        hands = []
-        for s, name in enumerate(g.players):
-            line = Text(f"{name:>8}: ", style="bold")
-            for c in g.view_for(s).hand:
-                line.append_text(card_text(c, g.rules.deuces_wild))
-                line.append(" ")
-            hands.append(line)
-        self.query_one("#hands", Static).update(Group(*hands))
-        self.query_one("#pile", Static).update(pile_text(v))
-        if g.over:
-            self.query_one("#melds", Static).update(
-                Group(Text("Winner(s): " + ", ".join(g.players[w] for w in g.winners),
-                           style="bold green"),
-                      score_table(g.players, g.scores, g.totals, g.winners)))
+    def title_parts(self, g: Game) -> list[str]:
+        """The hand whose moves are shown (at a hand's result, the hand that just ended) and
+        where it stands, then the rules and the file."""
+        frame = self.frame
+        rules = g.rules
+        total = len(rules.hand_list()) if rules.progression == "all" else None
+        of = f" of {total}" if total else ""
+        moves = f"action {self.step}/{len(self.r.actions)}"
+        if frame.result is not None:
+            r = frame.result
+            before = self.r.at(self.step - 1)  # the hand just played, for its contract
+            who = " and ".join(g.players[x] for x in r.out) if r.out else "no one"
+            parts = [f"hand {r.number}{of}: {before.contract_for(0).describe()} · over",
+                     second_person(f"{who} went out")]
+            if g.over:
+                parts.append("game over: winner" + ("s" if len(g.winners) > 1 else "") + " "
+                             + " and ".join(g.players[w] for w in g.winners))
         else:
-            self.query_one("#melds", Static).update(melds_panel(v))
+            parts = [f"hand {g.hand_number()}{of}: {g.contract_for(0).describe()}",
+                     subject(g.players[g.dealer], "deals")]
+        parts += [moves, rules_label(rules)]
+        if self.auto:
+            parts.append("autoplay")
+        if self.file_title:
+            parts.append(self.file_title)
+        return parts
+
+    def show(self) -> None:
+        frame = self.frame
+        g = self.r.at(frame.step)
+        v = g.view_for(0)
+        width = self.size.width - 2  # the title's padding takes a cell each side
+        self.query_one("#title", Static).update("\n".join(fit_parts(self.title_parts(g), width)))
+        players = self.query_one("#players", Static)
+        hands = self.query_one("#hands", Static)
+        pile = self.query_one("#pile", Static)
+        melds = self.query_one("#melds", Static)
+        last = self.pos == len(self.r.frames) - 1
+        if frame.result is not None:
+            end = g.last_hand_end
+            assert end is not None
+            # the hand just played: its result, and the table as it was scored; at the game's
+            # end the winners and the score sheet come first
+            result = hand_result_view(g.players, frame.result, g.rules.deuces_wild)
+            table = melds_of(g.players, end.melds, g.rules.deuces_wild)
+            hands.display = False
+            top = card_str(end.discard[-1]) if end.discard else "empty"
+            pile.update(Text(f"Discard: {top}    Stock: {end.stock_size}"))
+            melds.border_title = f"table at the end of hand {frame.result.number}"
+            if g.over:
+                players.border_title = "final result"
+                players.update(Group(
+                    Text("Winner" + ("s" if len(g.winners) > 1 else "") + ": "
+                         + " and ".join(g.players[w] for w in g.winners), style="bold green"),
+                    score_table(g.players, g.scores, g.totals, g.winners)))
+                melds.update(Group(result, table))
+            else:
+                players.border_title = "result"
+                players.update(result)
+                sheet = [score_table(g.players, g.scores, g.totals)] if last else []
+                melds.update(Group(*sheet, table))
+        else:
+            players.border_title = "players"
+            players.update(players_table(v))
+            lines = []
+            for s, name in enumerate(g.players):
+                line = Text(f"{name:>8}: ", style="bold")
+                for c in g.view_for(s).hand:
+                    line.append_text(card_text(c, g.rules.deuces_wild))
+                    line.append(" ")
+                lines.append(line)
+            hands.display = True
+            hands.update(Group(*lines))
+            pile.update(pile_text(v))
+            melds.border_title = "table"
+            body = [melds_panel(v)]
+            if last and g.scores:  # the record stops here: the score sheet so far
+                body.append(score_table(g.players, g.scores, g.totals))
+            melds.update(Group(*body))
         log = self.query_one("#log", TailLog)
         log.clear()
-        first = max(0, self.step - 60)
-        for i in range(first, self.step):
-            log.add(Text(f"{i + 1:>4} {self.r.lines[i]}"))
-        keys = "→/space next · ← back · PgDn/PgUp next/previous hand · Home/End · a autoplay" \
-               " · q quit"
-        if self.r.error and self.step == total:
+        for k, text in self.entries:
+            if self.pos - LOG_FRAMES <= k <= self.pos:
+                log.add(text)
+        keys = "→/space next · ← back · PgDn/PgUp next/previous hand's end · Home/End · " \
+               "a autoplay · q quit"
+        if self.r.error and last:
             keys = f"[stopped: {self.r.error}]  " + keys
         self.query_one("#keys", Static).update(keys)
 
     def action_step(self, delta: int) -> None:
-        self.step = max(0, min(len(self.r.actions), self.step + delta))
+        self.pos = max(0, min(len(self.r.frames) - 1, self.pos + delta))
         self.show()
 
     def action_goto(self, where: int) -> None:
-        self.step = len(self.r.actions) if where < 0 else where
+        self.pos = len(self.r.frames) - 1 if where < 0 else where
         self.show()
 
     def action_hand(self, delta: int) -> None:
-        starts = [*self.r.hand_starts, len(self.r.actions)]
+        """To the next (previous) hand's end, where its result shows; else the last (first)
+        frame."""
+        ends = [k for k, f in enumerate(self.r.frames) if f.result is not None]
         if delta > 0:
-            later = [x for x in starts if x > self.step]
-            self.step = later[0] if later else len(self.r.actions)
+            later = [k for k in ends if k > self.pos]
+            self.pos = later[0] if later else len(self.r.frames) - 1
         else:
-            earlier = [x for x in starts if x < self.step]
-            self.step = earlier[-1] if earlier else 0
+            earlier = [k for k in ends if k < self.pos]
+            self.pos = earlier[-1] if earlier else 0
         self.show()
 
     def action_auto(self) -> None:

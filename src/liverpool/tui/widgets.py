@@ -25,6 +25,7 @@ from textual.widgets.option_list import Option
 
 from ..cards import Card, card_str
 from ..engine import SeatView
+from ..melds import Meld
 from .session import HandResult
 from .text import card_style, card_text, face, meld_text
 
@@ -58,12 +59,17 @@ def players_table(view: SeatView, hand_sizes: Sequence[int] | None = None,
 
 def melds_panel(view: SeatView) -> RenderableType:
     """The table's melds grouped by owner, numbered in table order, wilds marked."""
-    if not view.melds:
+    return melds_of(view.players, view.melds, view.ruleset.deuces_wild)
+
+
+def melds_of(players: Sequence[str], melds: Sequence[Meld], deuces: bool) -> RenderableType:
+    """Melds grouped by owner, numbered in table order, wilds marked (the table now, or as it
+    was at a hand's end)."""
+    if not melds:
         return Text("No melds on the table yet.", style="dim")
-    deuces = view.ruleset.deuces_wild
     lines: list[Text] = []
-    for owner, name in enumerate(view.players):
-        mine = [(i, m) for i, m in enumerate(view.melds) if m.owner == owner]
+    for owner, name in enumerate(players):
+        mine = [(i, m) for i, m in enumerate(melds) if m.owner == owner]
         if not mine:
             continue
         lines.append(Text(f"{name}:", style="bold"))
