@@ -22,6 +22,7 @@ from liverpool.bots import BasicBot
 from liverpool.cards import card_str, parse_cards
 from liverpool.record import replay
 from liverpool.rules import RuleSet
+from liverpool.rulestext import PRESET_LINES, rules_sheet
 from liverpool.tui.plain import run_plain
 from liverpool.tui.session import Session, seat_file_for
 
@@ -269,3 +270,21 @@ def test_a_warning_is_a_line_of_its_own_and_the_question_follows_it(tmp_path: Pa
     question = "? Buy QH? (+1 penalty card; buys used 0)"
     asked = [i for i, line in enumerate(lines) if line == question]
     assert asked and asked[0] > warned  # the question is asked after the warning, whole
+
+
+def test_the_rules_command_prints_the_tables_rules_sheet(tmp_path: Path) -> None:
+    session = scenario_session(tmp_path)  # classic, playing only contract 2
+    text = run_lines(session, ["rules"])
+    assert text.startswith("Liverpool Rummy, classic rules (changed: 1).")
+    lines = text.split("\n")
+    head = f"Rules: classic rules (changed: 1). {PRESET_LINES['classic']}"
+    start = next(i for i, line in enumerate(lines) if line.endswith(head))  # after the "> "
+    for heading, items in rules_sheet(session.game.rules, contract_no=2, buys_used=0):
+        at = lines.index(f"{heading}:", start)
+        for k, item in enumerate(items, 1):
+            mark = item.startswith("▶ ")
+            words = item[2:] + " (this hand)" if mark else item.strip()
+            assert lines[at + k] == f"  {words}"
+    assert "  1. 1 set + 1 run (11 cards) (this hand)" in lines
+    assert "  Which contracts are played: [2]" in lines
+    assert "▶" not in text  # plain words only

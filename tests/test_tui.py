@@ -27,6 +27,7 @@ from liverpool.engine import Game, SeatView
 from liverpool.melds import RUN, SET, Meld
 from liverpool.record import replay
 from liverpool.rules import RuleSet
+from liverpool.rulestext import PRESET_LINES, rules_sheet
 from liverpool.tui.app import PlayApp
 from liverpool.tui.session import Session
 from liverpool.tui.text import fit_parts, meld_text, possessive, second_person, subject
@@ -699,3 +700,70 @@ async def test_watch_end_of_a_record_stopped_after_a_hand(tmp_path: Path) -> Non
         await pilot.pause()
         title = " ".join(rows_shown(app.query_one("#title", Static)))
         assert title.strip().startswith("hand 3 of 3: ") and "over" not in title, title
+
+
+def squeeze(text: str) -> str:
+    """Text with its box lines and runs of spaces gone, to find wrapped words in."""
+    return " ".join(text.replace("│", " ").split())
+
+
+async def test_the_rules_key_shows_the_tables_rules_in_the_cores_words(tmp_path: Path) -> None:
+    session = scenario_session(tmp_path)  # classic, playing only contract 2
+    down_with_a_set_and_a_run(session)  # the person bought once
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(150, 50)) as pilot:
+        await pilot.pause()
+        title = " ".join(rows_shown(app.query_one("#title", Static)))
+        assert "classic rules (changed: 1)" in title and "r rules" in title
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, Notice)
+        shown = squeeze(text_of(app.screen.query_one(Static)))
+        rules = session.game.rules
+        sheet = rules_sheet(rules, contract_no=2, buys_used=1)
+        assert PRESET_LINES["classic"] in shown
+        for heading, lines in sheet:
+            assert heading in shown
+            for line in lines:
+                assert squeeze(line) in shown, line
+        contracts = dict(sheet)["Contracts"]
+        assert contracts == ["▶ 1. 1 set + 1 run (11 cards)"]  # the hand played, marked
+        # the person's buys used are counted: the sheet for no buys differs and is not shown
+        unbought = dict(rules_sheet(rules, contract_no=2, buys_used=0))['Buying ("May I?")']
+        assert any(squeeze(x) not in shown for x in unbought)
+        assert "Which contracts are played: [2]" in shown  # the table's change to its preset
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, Notice)
+
+
+async def test_while_going_down_n_rearranges_and_r_still_shows_the_rules(
+        tmp_path: Path) -> None:
+    session = scenario_session(tmp_path)
+    advance(session, [Action("draw", 0)])
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(150, 50)) as pilot:
+        await pilot.pause()
+        await pilot.press("g")
+        await select(pilot, app, "7C 8C 9C JK")
+        await pilot.press("m")
+        assert len(app.pending[0]) == 2  # the joker is the 6C or the 10C
+        first = text_of(app.query_one("#compose", Static))
+        await pilot.press("n")
+        assert app.choice == [1] and text_of(app.query_one("#compose", Static)) != first
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, Notice) and app.composing
+        assert "Contracts" in text_of(app.screen.query_one(Static))
+
+
+async def test_watch_shows_the_rules_too(tmp_path: Path) -> None:
+    replayer = Replayer(demo_record(tmp_path))
+    app = WatchApp(replayer, "demo.json")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, Notice)
+        shown = squeeze(text_of(app.screen.query_one(Static)))
+        assert "▶ 1. 2 sets" in shown and "Which contracts are played: [1, 2, 3]" in shown

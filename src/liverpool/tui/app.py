@@ -51,6 +51,7 @@ from .widgets import (
     melds_panel,
     pile_text,
     players_table,
+    rules_panel,
     score_table,
 )
 
@@ -61,7 +62,8 @@ HELP = """[b]Any time[/b]
   ← → Home End  move in your hand   space  select a card
   o    sort by rank / by suit        h  hint (the expert's)
   Tab  score sheet                   f  bots faster / instant
-  ?    this help                     q  quit (saved: --resume)
+  r    the table's rules             ?  this help
+  q    quit (saved: --resume)
 [b]Start of your turn[/b]
   t  take the discard     d  draw from the stock
   n  lay off instead of drawing (house)
@@ -71,8 +73,8 @@ HELP = """[b]Any time[/b]
   j  swap it for a joker  w  borrow (house)   d  discard it
 [b]Going down[/b]
   a  accept the suggested go-down, or: select a meld's cards with
-     space and press m, meld by meld; r rearranges the last meld,
-     u undoes it, Enter goes down, Esc cancels
+     space and press m, meld by meld; n puts the last meld's wilds
+     in their next places, u undoes it, Enter goes down, Esc cancels
 [b]Give a card[/b]  g or Enter gives the card at the cursor
 [b]Cut[/b]  c cuts the deck
 [b]Menus[/b]  type the number in brackets: a meld's own number [0], [1]...
@@ -231,7 +233,7 @@ class PlayApp(App[None]):
             parts = [f"hand {v.hand_number}{of}: {v.contract[v.seat].describe()}",
                      subject(v.players[v.dealer], "deals"),
                      f"{s.game.deal_size()} cards dealt", rules_label(rules),
-                     f"bots: {pace}", "? keys"]
+                     f"bots: {pace}", "r rules · ? keys"]
         # the title's padding takes a cell each side
         return fit_parts(parts, self.size.width - 2)
 
@@ -286,7 +288,7 @@ class PlayApp(App[None]):
     def keys_text(self, v: SeatView, legal: Sequence[Action]) -> str:
         types = {a.type for a in legal}
         if self.composing:
-            return ("space select · m make a meld · r rearrange last · u undo · a accept "
+            return ("space select · m make a meld · n rearrange last · u undo · a accept "
                     "suggested · Enter go down · Esc cancel")
         ph = v.phase
         keys: list[str] = []
@@ -317,7 +319,7 @@ class PlayApp(App[None]):
             if "borrow" in types:
                 keys.append("space+w borrow")
             keys.append("d discard")
-        keys += ["h hint", "? help"]
+        keys += ["h hint", "r rules", "? help"]
         return " · ".join(keys)
 
     def log_line(self, text: Text | str) -> None:
@@ -493,6 +495,7 @@ class PlayApp(App[None]):
             "home": lambda: self.move(-999), "end": lambda: self.move(999),
             "space": self.toggle_select, "o": self.toggle_sort, "f": self.cycle_pace,
             "h": self.show_hint, "question_mark": self.show_help, "q": self.action_quit_game,
+            "r": self.show_rules,
         }
         if key in common:
             common[key]()
@@ -576,6 +579,14 @@ class PlayApp(App[None]):
             if a.card in cards:
                 self.cursor = cards.index(a.card)
         self.refresh_all()
+
+    def show_rules(self) -> None:
+        """The table's rules, in the core's words, with this hand's contract marked and the
+        person's buys used."""
+        s = self.session
+        v = self.view()
+        contract = None if s.over else s.game.contract_no(s.human)
+        self.push_screen(Notice(rules_panel(v.ruleset, contract, v.buys[v.seat])))
 
     def show_help(self) -> None:
         self.push_screen(Notice(Text.from_markup(HELP)))
@@ -806,7 +817,7 @@ class PlayApp(App[None]):
             if self.pending:
                 self.pending.pop()
                 self.choice.pop()
-        elif key == "r":
+        elif key == "n":
             if self.pending:
                 self.choice[-1] = (self.choice[-1] + 1) % len(self.pending[-1])
         elif key == "enter":

@@ -4,7 +4,8 @@ plain text (no colour, no cursor moves); the person types one command a line.
 Domain words: *status* (the table as text: players, melds, discard, the person's hand),
 *question* (the decision asked), *command* (``take``, ``draw``, ``buy``, ``pass``, ``down``,
 ``lay``, ``swap``, ``borrow``, ``discard``, ``call``, ``give``, ``cut``, and ``hint``, ``hand``,
-``table``, ``scores``, ``sort``, ``help``, ``quit``), *event line* (what a player just did).
+``table``, ``scores``, ``rules``, ``sort``, ``help``, ``quit``), *event line* (what a player just
+did), *rules sheet* (``rulestext.rules_sheet``, the table's rules in the core's words).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TextIO
 from ..actions import Action, ActionFormatError
 from ..cards import CardError, card_str, parse_card, parse_cards
 from ..engine import IllegalActionError, SeatView
+from ..rulestext import PRESET_LINES, rules_sheet
 from .session import Event, HandResult, Session
 from .text import (
     YOU,
@@ -23,6 +25,7 @@ from .text import (
     cards_plain,
     meld_text,
     question,
+    rules_label,
     second_person,
     sort_hand,
     subject,
@@ -46,6 +49,7 @@ HELP = """Commands (a card is written like 7H, 10S, QD, JK; table melds by their
   hint                      the expert's suggestion       hand    your hand
   table                     players, melds and pile       scores  the score sheet
   sort                      sort the hand by rank / suit  help    this list
+  rules                     the table's rules (this hand's contract marked)
   quit                      stop (the game is saved; resume with --resume)
 A whole action in the record's JSON form is accepted too."""
 
@@ -68,9 +72,10 @@ class PlainUI:
         others = [f"{g_players[i]} ({s.levels[i]})" for i in range(s.game.n) if i != s.human]
         me = g_players[s.human]
         named = f"You sit at seat {s.human}" if me == YOU else f"You are {me} (seat {s.human})"
-        self.say(f"Liverpool Rummy, {s.game.rules.name} rules. {named}; playing with "
+        self.say(f"Liverpool Rummy, {rules_label(s.game.rules)}. {named}; playing with "
                  f"{', '.join(others)}.")
-        self.say(f"The game is saved as it goes in {s.save_path}. Type help for the commands.")
+        self.say(f"The game is saved as it goes in {s.save_path}. Type help for the commands, "
+                 f"rules for the table's rules.")
         hand_seen = -1
         asked_key: object = None
         try:
@@ -171,6 +176,21 @@ class PlainUI:
             lines.append(f"  {name}: {left}: {r.points[s]} points; total {r.totals[s]}")
         return "\n".join(lines)
 
+    def rules_text(self, view: SeatView) -> str:
+        """The rules sheet as plain lines; this hand's contract is marked in words, not with a
+        symbol a screen reader may spell out."""
+        s = self.s
+        rules = view.ruleset
+        contract = None if s.over else s.game.contract_no(s.human)
+        lines = [f"Rules: {rules_label(rules)}. {PRESET_LINES.get(rules.name, '')}".rstrip()]
+        for heading, items in rules_sheet(rules, contract, view.buys[view.seat]):
+            lines.append(f"{heading}:")
+            for item in items:
+                if item.startswith("▶ "):
+                    item = f"{item[2:]} (this hand)"
+                lines.append(f"  {item.strip()}")
+        return "\n".join(lines)
+
     def score_sheet(self) -> str:
         g = self.s.game
         names = list(g.players)
@@ -203,6 +223,9 @@ class PlainUI:
             return None
         if word == "scores":
             self.say(self.score_sheet())
+            return None
+        if word == "rules":
+            self.say(self.rules_text(view))
             return None
         if word == "sort":
             self.order = "rank" if self.order == "suit" else "suit"

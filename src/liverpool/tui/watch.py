@@ -32,12 +32,14 @@ from ..record import RecordError, new_game_from_record
 from .session import HandResult, hand_result
 from .text import card_text, fit_parts, rules_label, second_person, subject
 from .widgets import (
+    Notice,
     TailLog,
     hand_result_view,
     melds_of,
     melds_panel,
     pile_text,
     players_table,
+    rules_panel,
     score_table,
 )
 
@@ -149,7 +151,8 @@ class WatchApp(App[None]):
         Binding("pagedown,N", "hand(1)", "next hand's end"),
         Binding("pageup,B", "hand(-1)", "previous hand's end"),
         Binding("home", "goto(0)", "start"), Binding("end", "goto(-1)", "end"),
-        Binding("a", "auto", "autoplay"), Binding("q,escape", "quit", "quit"),
+        Binding("a", "auto", "autoplay"), Binding("r", "rules", "rules"),
+        Binding("q,escape", "quit", "quit"),
     ]
 
     def __init__(self, replayer: Replayer, title: str = "") -> None:
@@ -285,7 +288,7 @@ class WatchApp(App[None]):
             if self.pos - LOG_FRAMES <= k <= self.pos:
                 log.add(text)
         keys = "→/space next · ← back · PgDn/PgUp next/previous hand's end · Home/End · " \
-               "a autoplay · q quit"
+               "a autoplay · r rules · q quit"
         if self.r.error and last:
             keys = f"[stopped: {self.r.error}]  " + keys
         self.query_one("#keys", Static).update(keys)
@@ -309,6 +312,13 @@ class WatchApp(App[None]):
             earlier = [k for k in ends if k < self.pos]
             self.pos = earlier[-1] if earlier else 0
         self.show()
+
+    def action_rules(self) -> None:
+        """The game's rules, with the contract of the hand shown marked."""
+        frame = self.frame
+        game = self.r.at(frame.step - 1 if frame.result is not None else frame.step)
+        contract = None if game.over else game.contract_no(0)
+        self.push_screen(Notice(rules_panel(game.rules, contract)))
 
     def action_auto(self) -> None:
         self.auto = not self.auto

@@ -4,7 +4,8 @@ the log, and two small modal screens (a menu of choices, a notice to read and cl
 
 Domain words: *panel* (one box of the screen), *cursor* (the card the arrow keys are on),
 *selection* (cards marked with space, for a meld), *menu* (numbered choices), *notice* (a
-hand's result, the score sheet, help), *tail log* (a log that always shows its newest line).
+hand's result, the score sheet, the rules, help), *rules panel* (the table's rules sheet, in the
+core's words: ``rulestext``), *tail log* (a log that always shows its newest line).
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, RichLog, Static
 from textual.widgets.option_list import Option
@@ -26,8 +28,10 @@ from textual.widgets.option_list import Option
 from ..cards import Card, card_str
 from ..engine import SeatView
 from ..melds import Meld
+from ..rules import RuleSet
+from ..rulestext import PRESET_LINES, rules_sheet
 from .session import HandResult
-from .text import card_style, card_text, face, meld_text
+from .text import card_style, card_text, face, meld_text, rules_label
 
 
 def players_table(view: SeatView, hand_sizes: Sequence[int] | None = None,
@@ -123,6 +127,25 @@ def score_table(players: Sequence[str], scores: Sequence[Sequence[int]],
         t.add_row(str(i), *map(str, row))
     t.add_row("total", *map(str, totals), style="bold")
     return t
+
+
+def rules_panel(rules: RuleSet, contract_no: int | None = None,
+                buys_used: int | None = None) -> Group:
+    """The table's rules sheet (``rulestext.rules_sheet``: the contracts with this hand's marked,
+    what is wild, buying with the buys used, going out, scoring, the table's changes to its
+    preset), headed by the preset's line; every word from the core."""
+    parts: list[RenderableType] = [Text(rules_label(rules).capitalize(), style="bold")]
+    line = PRESET_LINES.get(rules.name)
+    if line:
+        parts.append(Text(line, style="dim"))
+    for heading, lines in rules_sheet(rules, contract_no, buys_used):
+        parts.append(Text(f"\n{heading}", style="bold cyan"))
+        for text in lines:
+            # indented, wrapped lines too, under their heading
+            parts.append(Padding(Text(text, style="bold" if text.startswith("▶") else ""),
+                                 (0, 0, 0, 2)))
+    parts.append(Text("\n↑/↓ PgUp/PgDn scroll · Enter or Esc closes", style="dim"))
+    return Group(*parts)
 
 
 def hand_result_view(players: Sequence[str], r: HandResult, deuces_wild: bool) -> Group:
@@ -221,14 +244,14 @@ class Menu(ModalScreen[int | None]):
 
 
 class Notice(ModalScreen[bool]):
-    """Something to read (a hand's result, the score sheet, help); Enter or Escape closes it,
-    ``q`` closes it asking to quit."""
+    """Something to read (a hand's result, the score sheet, the rules, help); the arrows and
+    PgUp/PgDn scroll what does not fit, Enter or Escape closes it, ``q`` closes it asking to
+    quit."""
 
     DEFAULT_CSS = """
     Notice { align: center middle; }
-    Notice > Vertical { width: 90%; max-width: 110; height: auto; max-height: 90%;
-                        border: round $accent; background: $surface; padding: 0 1;
-                        overflow-y: auto; }
+    Notice > VerticalScroll { width: 90%; max-width: 110; height: auto; max-height: 90%;
+                              border: round $accent; background: $surface; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "close", "close"), Binding("escape", "close", "close"),
@@ -240,8 +263,11 @@ class Notice(ModalScreen[bool]):
         self.body = body
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with VerticalScroll():
             yield Static(self.body)
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()  # so that the arrows scroll a long text
 
     def action_close(self) -> None:
         self.dismiss(False)
