@@ -219,10 +219,12 @@ class Player:
     def log(self) -> list[str]:
         return list(self.page.eval_on_selector_all("#log li", "els => els.map(e => e.textContent)"))
 
-    def shot(self, name: str) -> None:
+    def shot(self, name: str, full_page: bool = True) -> None:
+        """A screenshot kept under LIVERPOOL_SHOTS (the docs' images are made so); the game
+        screen fills the window, so it is taken as the window shows it."""
         if SHOTS is not None:
             SHOTS.mkdir(parents=True, exist_ok=True)
-            self.page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+            self.page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full_page)
 
     def wait_version_after(self, before: int, timeout: float = 10.0) -> None:
         self.page.wait_for_function(

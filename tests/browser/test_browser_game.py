@@ -90,7 +90,12 @@ def test_two_friends_and_a_bot_play_a_hand(server: Server, make_player: Any) -> 
 
     for p in (ann, bea):
         p.page.wait_for_selector("#final-scores")
+        # the end-of-hand screen of the last hand: everyone's cards left, then the scores
+        p.page.wait_for_selector("#hand-end .end-table")
+        assert p.page.locator("#hand-end tbody tr").count() == 3
     ann.shot("game-over")
+    ann.page.click("#hand-end-close")
+    ann.page.wait_for_selector("#hand-end", state="detached")
     rows = ann.page.eval_on_selector_all("#final-scores tbody tr", SCORE_ROWS)
     assert len(rows) == 1 and 0 in rows[0], rows  # somebody went out and scored nothing
     assert bought and reloaded and warned

@@ -36,7 +36,7 @@ def test_lobby_creates_a_table_with_bots_an_option_and_timers(server: Server,
                                        "os => os.map(o => o.value)")
     assert levels == ["human", *[f"bot:{lv}" for lv in config["levels"]]]
     page.fill("#nickname", "Ann")
-    page.select_option("#preset", "standard")
+    page.check("input[name='preset'][value='standard']")
     page.select_option("#seat-count", "4")
     page.select_option("select[data-seat='1']", "human")
     page.select_option("select[data-seat='2']", "bot:random")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .cardtext import symbolize
 from .conftest import Server, finished_game
 
 HAND_CARDS = ("els => els.map(h => [...h.querySelectorAll('.card')]"
@@ -33,7 +34,7 @@ def test_replay_steps_through_the_servers_steps(server: Server, make_player: Any
     def at(i: int) -> None:
         got = shown()
         s = steps[i]
-        assert got == {"text": f"Hand {s['hand']}: {s['event']}", "kind": s["kind"],
+        assert got == {"text": symbolize(f"Hand {s['hand']}: {s['event']}"), "kind": s["kind"],
                        "hands": s["hands"], "melds": len(s["melds"]),
                        "pos": f"{i} / {len(steps) - 1}"}, i
 

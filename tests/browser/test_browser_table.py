@@ -93,7 +93,7 @@ def test_go_down_editor_lay_off_swap_and_illegal_reason(server: Server, make_pla
     ann.page.locator("#choice button", has_text="high end").click()
     ann.wait_version_after(before)
     assert my_melds(ann)[1] == ["5H", "6H", "7H", "8H", "JK"]
-    assert ann.page.inner_text(f"{run} .card.wild .stands") == "=9H"
+    assert ann.page.inner_text(f"{run} .card.wild .stands") == "=9♥"
 
     # swap the 9H for the joker; the joker must then be played: lay it at the low end
     before = ann.version()
@@ -108,7 +108,7 @@ def test_go_down_editor_lay_off_swap_and_illegal_reason(server: Server, make_pla
     ann.page.wait_for_function(
         "() => document.querySelectorAll(\".meld-owner[data-owner='0'] .meld[data-kind='run'] "
         ".card\").length === 6")
-    assert ann.page.inner_text(f"{run} .card.wild .stands") == "=4H"
+    assert ann.page.inner_text(f"{run} .card.wild .stands") == "=4♥"
     ann.shot("lay-off-and-swap")
 
     before = ann.version()
@@ -149,7 +149,7 @@ def test_borrow_a_card_from_a_meld_into_a_new_one(server: Server, make_player: A
 
     sevens = ".meld-owner[data-owner='0'] .meld[data-meld='0']"
     ann.page.click(f"{sevens} .card[data-card='7H']")
-    assert "Borrowing 7H" in ann.page.inner_text("#status")
+    assert "Borrowing 7♥" in ann.page.inner_text("#status")
     for c in ("9H", "8H"):
         ann.page.locator(f"#hand .card[data-card='{c}']").click()
     before = ann.version()
@@ -209,7 +209,8 @@ def test_spectator_sees_the_table_but_no_hand(server: Server, make_player: Any) 
     # (the random table id is left out: it may happen to read "9H")
     text = cy.page.inner_text("body").replace(table, "")
     # none of the host's cards that are not on the table shows up for the spectator
-    assert "9H" not in text.replace("\n", " ")
+    assert "9♥" not in text.replace("\n", " ")
+    assert cy.page.locator(".card[data-card='9H']").count() == 0
     assert not cy.errors
 
 

@@ -69,9 +69,9 @@ def test_a_call_by_intent_then_a_give_round(server: Server, make_player: Any) ->
     bea.perform({"type": "discard", "card": "9H"})
 
     # Ann calls it out of turn: an intent, shown to the others, while Cy (next) decides
-    ann.page.wait_for_selector("#call-intent:has-text('Call 9H!')")
+    ann.page.wait_for_selector("#call-intent:has-text('Call it (9♥)')")
     ann.page.click("#call-intent")
-    ann.page.wait_for_selector("#call-intent.on:has-text('Calling 9H')")
+    ann.page.wait_for_selector("#call-intent.on:has-text('Calling 9♥')")
     cy.page.wait_for_selector(".requests:has-text('Calling: Ann')")
     bea.page.wait_for_selector(".requests:has-text('Calling: Ann')")
     # Cy draws: the window closes first; Ann's call wins, so Cy's draw is not played
@@ -81,7 +81,7 @@ def test_a_call_by_intent_then_a_give_round(server: Server, make_player: Any) ->
     nines = ".meld-owner[data-owner='2'] .meld[data-kind='set']:has(.card[data-card='9S'])"
     for p in (ann, bea, cy):
         p.page.wait_for_selector(f"{nines} .card[data-card='9H']")
-        assert any("calls rummy: everyone gives a card on 9H" in line for line in p.log())
+        assert any("calls rummy: everyone gives a card on 9♥" in line for line in p.log())
 
     # the give round: the page names whom the card goes to (the discarder, Bea)
     ann.page.wait_for_selector(".table-page[data-phase='give']")
@@ -90,12 +90,12 @@ def test_a_call_by_intent_then_a_give_round(server: Server, make_player: Any) ->
     assert _status(bea) == "Waiting: Ann to give you a card"
     ann.select("KH")
     give = ann.page.locator("button[data-action='give']")
-    assert give.inner_text() == "Give KH to Bea"
+    assert give.inner_text() == "Give K♥ to Bea"
     bea_cards = len(bea.hand())
     ann.perform({"type": "give", "card": "KH"})
     bea.page.wait_for_selector("#hand .card[data-card='KH']")
     assert len(bea.hand()) == bea_cards + 1 and "KH" not in ann.hand()
-    assert any(line == "Ann gives KH" for line in bea.log())
+    assert any(line == "Ann gives K♥" for line in bea.log())
     # the give round over, Cy's turn comes round again
     cy.page.wait_for_selector(".table-page[data-legal~='draw']")
     for p in (ann, bea, cy):

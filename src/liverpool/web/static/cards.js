@@ -1,6 +1,8 @@
 // Cards in the notation of docs/rules.md (Notation) ("10H", "AS", "JK"): parsing, sorting, drawing
-// faces, drawing a table meld with what the server says each wild stands for, and arranging
-// picked cards as a meld where the server lists no arrangement of them.
+// faces, the one notation people read ("10♥", in card faces, labels and log lines alike), a
+// table meld drawn with what the server says each wild stands for and named by owner and kind
+// ("Bea's run of hearts"), and arranging picked cards as a meld where the server lists no
+// arrangement of them.
 // Domain words: rank (1 = ace .. 13 = king; 14 = a high ace in a run), suit (S H D C), wild
 // (a joker, or a 2 where 2s are wild), natural (a card standing for itself), set, run,
 // stands for (the meld JSON's stands_for: a wild's card in a run, the rank in a set).
@@ -20,6 +22,86 @@ export function parse(code) {
 
 export function rankName(rank) {
   return RANKS[rank] || "?";
+}
+
+/** "10H" -> "10♥", "AS" -> "A♠", "JK" -> "JK": the notation people read. */
+export function cardText(code) {
+  if (code === "JK") return "JK";
+  const c = parse(code);
+  const symbol = SUIT_SYMBOL[c.suit];
+  return symbol && c.rank > 0 ? rankName(c.rank) + symbol : String(code);
+}
+
+/** Cards as people read them: "5♥ 6♥ 7♥". */
+export function cardsText(codes) {
+  return codes.map(cardText).join(" ");
+}
+
+// a card token in the server's text (log lines, reasons): a rank and a suit letter, or JK, as a
+// whole word; nothing else is touched ("Bot 2", "AS" in a name only when it stands alone)
+const CARD_TOKEN = /\b(?:(10|[2-9AJQK])([SHDC])|JK)\b/g;
+
+/** Text from the server with its card tokens in the page's notation ("buys 10H" -> "buys 10♥"). */
+export function symbolize(text) {
+  return String(text).replace(CARD_TOKEN, (tok) => cardText(tok));
+}
+
+/**
+ * Text from the server as nodes: card tokens become spans coloured by suit (`.ct.suit-H`),
+ * everything else stays text (never parsed as markup).
+ */
+export function richText(text) {
+  const out = [];
+  const s = String(text);
+  let at = 0;
+  for (const m of s.matchAll(CARD_TOKEN)) {
+    if (m.index > at) out.push(document.createTextNode(s.slice(at, m.index)));
+    const span = document.createElement("span");
+    span.className = "ct " + (m[0] === "JK" ? "joker" : "suit-" + m[2]);
+    span.textContent = cardText(m[0]);
+    out.push(span);
+    at = m.index + m[0].length;
+  }
+  if (at < s.length) out.push(document.createTextNode(s.slice(at)));
+  return out;
+}
+
+const RANK_WORDS = { A: "aces", J: "jacks", Q: "queens", K: "kings" };
+
+/** "set of 7s", "set of queens", "run of hearts": a meld's kind from its JSON (the server's). */
+export function meldKindText(meld) {
+  if (meld.kind === "run") return "run" + (SUIT_NAME[meld.suit] ? " of " + SUIT_NAME[meld.suit] : "");
+  const stands = meld.stands_for || [];
+  let rank = null;
+  meld.cards.forEach((code, k) => {
+    if (rank !== null) return;
+    if (!stands[k] && code !== "JK") rank = rankName(parse(code).rank);
+    else if (stands[k] && !/[SHDC]$/.test(stands[k])) rank = stands[k];
+  });
+  if (rank === null) return "set";
+  return "set of " + (RANK_WORDS[rank] || rank + "s");
+}
+
+/** "Bea's run of hearts", "your set of 7s": a table meld named by owner and kind. */
+export function meldName(meld, players, mySeat) {
+  if (!meld) return "a meld";
+  const owner = meld.owner === mySeat ? "your" : `${(players && players[meld.owner]) || "someone"}'s`;
+  return `${owner} ${meldKindText(meld)}`;
+}
+
+/**
+ * The kind of a meld named only by its cards in a log line ("5H JK 7H"), read from its natural
+ * cards (the table's wild cards, which the server lists, left out): "run of hearts" when they
+ * share a suit, "set of 7s" when they share a rank; null when the cards do not say.
+ */
+export function kindFromCards(codes, wilds) {
+  const naturals = codes.filter((c) => !wilds.has(c)).map(parse);
+  if (naturals.length < 2) return null;
+  const rank = naturals[0].rank;
+  const suit = naturals[0].suit;
+  if (naturals.every((c) => c.rank === rank)) return "set of " + (RANK_WORDS[rankName(rank)] || rankName(rank) + "s");
+  if (naturals.every((c) => c.suit === suit)) return "run of " + SUIT_NAME[suit];
+  return null;
 }
 
 export function isWild(code, wilds) {
@@ -63,6 +145,7 @@ export function cardElement(code, opts = {}) {
     el.setAttribute("aria-label", "joker");
   } else {
     if (isRed(code)) el.classList.add("red");
+    el.classList.add("suit-" + c.suit); // the four-colour deck colours by suit
     const r = rankName(c.rank);
     const symbol = SUIT_SYMBOL[c.suit] || "?";
     el.append(span("corner", r, document.createElement("br"), symbol), span("pip", symbol));
@@ -72,8 +155,9 @@ export function cardElement(code, opts = {}) {
     el.classList.add("wild");
     const tag = document.createElement("span");
     tag.className = "stands";
-    tag.textContent = "=" + opts.standsFor;
-    tag.title = "this wild stands for " + opts.standsFor;
+    const means = /[SHDC]$/.test(opts.standsFor) ? cardText(opts.standsFor) : opts.standsFor;
+    tag.textContent = "=" + means;
+    tag.title = "this wild stands for " + means;
     el.appendChild(tag);
   }
   return el;
@@ -92,19 +176,18 @@ export function cardBack(label) {
 }
 
 /**
- * A table meld (its JSON from the server) as an element: a `.meld` with its number, then its
- * cards in order, each wild tagged with what the meld's `stands_for` says it stands for (the
- * page works none of it out). `decorate(cardEl, code, place)` may add classes or handlers.
+ * A table meld (its JSON from the server) as an element: a `.meld` holding its cards in order,
+ * each wild tagged with what the meld's `stands_for` says it stands for (the page works none of
+ * it out), labelled by owner and kind when `players` are given. `decorate(cardEl, code, place)`
+ * may add classes or handlers.
  */
-export function meldElement(meld, index, decorate) {
+export function meldElement(meld, index, decorate, players = null, mySeat = null) {
   const el = document.createElement("div");
   el.className = "meld";
   el.dataset.meld = String(index);
   el.dataset.kind = meld.kind;
-  const no = document.createElement("span");
-  no.className = "meld-no";
-  no.textContent = String(index);
-  el.append(no);
+  el.setAttribute("role", "group");
+  el.setAttribute("aria-label", players ? meldName(meld, players, mySeat) + ": " + cardsText(meld.cards) : meldKindText(meld));
   const stands = meld.stands_for || [];
   meld.cards.forEach((code, k) => {
     const ce = cardElement(code, { standsFor: stands[k] || null });

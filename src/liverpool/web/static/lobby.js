@@ -25,14 +25,14 @@ export async function showLobby(root) {
   }
   config.limits = { ...DEFAULT_LIMITS, ...(config.limits || {}) };
   const lister = new TableList();
-  root.replaceChildren(
+  root.replaceChildren(h("div.lobby", {},
     h("section.panel.create", {}, h("h2", { text: "New table" }), createForm()),
     h("section.panel.open", {},
       h("h2", {}, "Public tables ", h("button#tables-refresh.small", { type: "button", onclick: () => lister.refresh(), text: "Refresh" })),
       h("p.muted", { text: "Tables their hosts listed here; a private table is joined by its link only." }),
       lister.el, joinByLink()),
     h("footer.version", { text: `liverpool ${config.version || ""}` }),
-  );
+  ));
   lister.refresh();
   const timer = setInterval(() => {
     if (!document.body.contains(lister.el)) clearInterval(timer);
@@ -94,12 +94,18 @@ class TableList {
   }
 }
 
+/** " with 2 changes" for a table whose rules differ from its preset; "" otherwise. */
+function changesText(overrides) {
+  const n = Object.keys(overrides || {}).length;
+  return n ? ` with ${n} change${n === 1 ? "" : "s"}` : "";
+}
+
 function tableRow(t) {
   const free = t.seats.some((s) => s.kind === "human" && !s.name);
   const link = `/t/${encodeURIComponent(t.id)}`;
   return h("div.table-row", { dataset: { table: t.id } },
     h("span.tid", { text: t.id }),
-    h("span.rules", { text: t.rules + (Object.keys(t.overrides || {}).length ? " (+options)" : "") }),
+    h("span.rules", { title: (config.preset_lines || {})[t.rules] || "", text: t.rules + changesText(t.overrides) }),
     h("span.status." + t.status, { text: t.status }),
     h("span.seats", { text: describeSeats(t) }),
     h("span.go", {},
@@ -149,39 +155,66 @@ const CHOICES = {
   playable_discard: ["none", "bonus", "take_back", "give_cards", "points", "standard"],
   progression: ["all", "own"],
 };
+// the knobs whose values are lists or tables: a JSON text field
+const JSON_KNOBS = new Set(["contracts", "deal_sizes", "decks", "card_points", "hands", "naturals"]);
 
-function knobInput(name, value) {
-  if (CHOICES[name] && typeof value === "string") {
-    const sel = h("select", { name, dataset: { knob: name, kind: "choice" } },
-      CHOICES[name].map((c) => h("option", { value: c, text: c })));
+/** How a knob is set: "choice", "json", "bool" or "number" (a number, or empty for none). */
+function knobKind(name, value) {
+  if (CHOICES[name]) return "choice";
+  if (JSON_KNOBS.has(name)) return "json";
+  if (typeof value === "boolean") return "bool";
+  if (typeof value === "number" || value === null) return "number";
+  return "json";
+}
+
+function knobInput(name, value, id) {
+  const kind = knobKind(name, value);
+  const data = { knob: name, kind };
+  if (kind === "choice") {
+    const sel = h("select", { id, name, dataset: data },
+      CHOICES[name].map((c) => h("option", { value: c, text: c.replace(/_/g, " ") })));
     sel.value = value;
     return sel;
   }
-  if (typeof value === "boolean") {
-    const el = h("input", { type: "checkbox", name, dataset: { knob: name } });
+  if (kind === "bool") {
+    const el = h("input", { id, type: "checkbox", name, dataset: data });
     el.checked = value;
     return el;
   }
-  if (typeof value === "number") {
-    return h("input", { type: "number", name, value: String(value), dataset: { knob: name } });
+  if (kind === "number") {
+    return h("input", { id, type: "number", name, value: value === null ? "" : String(value), placeholder: value === null ? "none" : null, dataset: data, inputmode: "numeric" });
   }
-  return h("input", { type: "text", name, value: JSON.stringify(value), dataset: { knob: name }, spellcheck: "false" });
+  return h("input", { id, type: "text", name, value: JSON.stringify(value), dataset: data, spellcheck: "false", autocomplete: "off" });
 }
 
 function knobValue(el) {
-  if (el.dataset.kind === "choice") return el.value;
-  if (el.type === "checkbox") return el.checked;
-  if (el.type === "number") return el.value === "" ? null : Number(el.value);
+  const kind = el.dataset.kind;
+  if (kind === "choice") return el.value;
+  if (kind === "bool") return el.checked;
+  if (kind === "number") return el.value === "" ? null : Number(el.value);
   return JSON.parse(el.value);
+}
+
+/** The knobs as the server words them, in topic order ({knob, topic, label}); an older server
+ * without them: every knob of the preset under one heading, by its name. */
+function knobList(values) {
+  if (Array.isArray(config.knobs) && config.knobs.length) return config.knobs.filter((k) => k.knob in values);
+  return Object.keys(values).map((k) => ({ knob: k, topic: "Rule options", label: k }));
 }
 
 function createForm() {
   const presets = Object.keys(config.presets);
+  const lines = config.preset_lines || {};
   const levels = config.levels || ["random", "basic", "expert"];
   const lim = config.limits;
   const nickname = h("input#nickname", { type: "text", maxlength: String(lim.nickname_max), required: true, value: getNickname(), placeholder: "your name", autocomplete: "nickname" });
-  const preset = h("select#preset", {}, presets.map((p) => h("option", { value: p, text: p })));
-  preset.value = presets.includes("standard") ? "standard" : presets[0];
+  // the presets, each with its line in words; standard first
+  const ordered = presets.includes("standard") ? ["standard", ...presets.filter((p) => p !== "standard")] : presets;
+  const preset = h("fieldset#preset.presets", {}, h("legend", { text: "Rules" }), ordered.map((p) =>
+    h("label.preset-card", { dataset: { preset: p } },
+      h("input", { type: "radio", name: "preset", value: p, checked: p === ordered[0] }),
+      h("span.preset-text", {}, h("strong", { text: p }), lines[p] ? h("span.preset-line", { text: lines[p] }) : null))));
+  const presetValue = () => (preset.querySelector("input[name=preset]:checked") || {}).value || ordered[0];
   const count = h("select#seat-count", {}, [2, 3, 4, 5, 6, 7, 8].map((n) => h("option", { value: String(n), text: String(n) })));
   count.value = "3";
   const seatRows = h("div.seat-rows");
@@ -191,7 +224,8 @@ function createForm() {
   const buyTimer = timerInput("buy-timer");
   const listed = h("input#public", { type: "checkbox" }); // private unless the host lists it
   const knobs = h("div.knobs");
-  const msg = h("p.error", { role: "alert" });
+  const changedCount = h("span#knobs-changed.muted");
+  const msg = h("p#create-error.error", { role: "alert" });
 
   const seatChoice = (i, old) => {
     const sel = h("select", { dataset: { seat: String(i) }, "aria-label": `seat ${i + 1}` },
@@ -207,33 +241,87 @@ function createForm() {
     seatRows.replaceChildren(h("label.seat-row", {}, "Seat 1", h("span.muted", { text: "you (host)" })));
     for (let i = 1; i < n; i++) seatRows.append(seatChoice(i, old[i - 1]));
   };
+  // which knobs differ from the preset: marked, and counted on the summary
+  const markChanged = () => {
+    const base = config.presets[presetValue()] || {};
+    let n = 0;
+    for (const el of knobs.querySelectorAll("[data-knob]")) {
+      let same = true;
+      try { same = JSON.stringify(knobValue(el)) === JSON.stringify(base[el.dataset.knob]); } catch (e) { same = false; }
+      el.closest(".knob").classList.toggle("changed", !same);
+      if (!same) n++;
+    }
+    changedCount.textContent = n ? ` (${n} changed)` : "";
+  };
   const drawKnobs = () => {
-    const values = config.presets[preset.value] || {};
+    const values = config.presets[presetValue()] || {};
     // offer only the player counts the preset allows
     const lo = values.min_players || 2;
     const hi = values.max_players || 8;
     for (const opt of count.options) opt.disabled = Number(opt.value) < lo || Number(opt.value) > hi;
     if (Number(count.value) < lo) { count.value = String(lo); drawSeats(); }
-    knobs.replaceChildren(...Object.entries(values).map(([k, v]) =>
-      h("label.knob", {}, h("span", { text: k }), knobInput(k, v))));
+    if (Number(count.value) > hi) { count.value = String(hi); drawSeats(); }
+    const list = knobList(values);
+    const topics = [...new Set([...(config.topics || []), ...list.map((k) => k.topic)])];
+    knobs.replaceChildren(...topics.map((topic) => {
+      const mine = list.filter((k) => k.topic === topic);
+      if (!mine.length) return null;
+      return h("fieldset.knob-topic", {}, h("legend", { text: topic }), mine.map(({ knob, label }) => {
+        const id = "knob-" + knob;
+        const input = knobInput(knob, values[knob], id);
+        const kind = input.dataset.kind;
+        return h("div.knob." + kind, { dataset: { for: knob } },
+          h("label", { for: id, title: knob, text: label }), input,
+          h("span.knob-error.error", { id: id + "-error", role: "alert" }));
+      }));
+    }).filter(Boolean));
+    markChanged();
   };
+  knobs.addEventListener("input", (e) => {
+    const box = e.target.closest(".knob");
+    if (box) { box.classList.remove("invalid"); box.querySelector(".knob-error").textContent = ""; }
+    markChanged();
+  });
+  knobs.addEventListener("change", markChanged);
   count.addEventListener("change", drawSeats);
   preset.addEventListener("change", drawKnobs);
   drawSeats();
   drawKnobs();
 
+  /** A refusal shown by the rule option it names (the message says the knob first, "max_buys:
+   * must be 0 or more", when the field is only "overrides"). */
+  const knobError = (knob, text) => {
+    const el = knob ? knobs.querySelector(`[data-knob="${CSS.escape(knob)}"]`) : null;
+    if (!el) return null;
+    const box = el.closest(".knob");
+    box.classList.add("invalid");
+    box.querySelector(".knob-error").textContent = text;
+    el.closest("details").open = true;
+    return el;
+  };
+  const clearKnobErrors = () => {
+    for (const box of knobs.querySelectorAll(".knob.invalid")) {
+      box.classList.remove("invalid");
+      box.querySelector(".knob-error").textContent = "";
+    }
+  };
+
   const submit = async (ev) => {
     ev.preventDefault();
     msg.textContent = "";
+    clearKnobErrors();
     const name = nickname.value.trim();
-    if (!name) { msg.textContent = "Choose a nickname."; return; }
+    if (!name) { msg.textContent = "Choose a nickname."; nickname.focus(); return; }
     const overrides = {};
-    const base = config.presets[preset.value] || {};
+    const base = config.presets[presetValue()] || {};
+    // only what the person changed goes as overrides
     for (const el of knobs.querySelectorAll("[data-knob]")) {
       const k = el.dataset.knob;
       let v;
       try { v = knobValue(el); } catch (e) {
-        msg.textContent = `The option ${k} is not valid JSON.`;
+        const label = el.closest(".knob").querySelector("label").textContent;
+        msg.textContent = `The option "${label}" is not valid JSON.`;
+        knobError(k, "Not valid JSON (a list looks like [1, 2]).");
         el.focus();
         return;
       }
@@ -244,7 +332,7 @@ function createForm() {
       seats.push(sel.value === "human" ? { kind: "human" } : { kind: "bot", level: sel.value.slice(4) });
     }
     const timer = (el) => el.value === "" ? null : Number(el.value);
-    const body = { nickname: name, rules: preset.value, overrides, seats, turn_timer: timer(turnTimer),
+    const body = { nickname: name, rules: presetValue(), overrides, seats, turn_timer: timer(turnTimer),
       buy_timer: timer(buyTimer), public: listed.checked };
     setNickname(name);
     try {
@@ -256,27 +344,26 @@ function createForm() {
       location.href = `/t/${encodeURIComponent(res.table.id)}`;
     } catch (e) {
       msg.textContent = errorText(e);
-      const at = fieldInput(e.field);
+      const at = fieldInput(e.field, e.message);
       if (at) at.focus();
     }
   };
   // the input a refusal's field names ("nickname", "turn_timer", "seats[2].level", a knob)
-  const fieldInput = (field) => {
+  const fieldInput = (field, message) => {
     if (!field) return null;
     if (field === "nickname") return nickname;
     if (field === "turn_timer") return turnTimer;
     if (field === "buy_timer") return buyTimer;
-    if (field === "rules") return preset;
+    if (field === "rules") return preset.querySelector("input[name=preset]:checked");
     const seat = field.match(/^seats\[(\d+)\]/);
     if (seat) return seatRows.querySelector(`select[data-seat="${Number(seat[1])}"]`);
-    const knob = knobs.querySelector(`[data-knob="${CSS.escape(field.replace(/^overrides\./, ""))}"]`);
-    if (knob) knob.closest("details").open = true;
-    return knob;
+    const named = field.replace(/^overrides\.?/, "") || ((message || "").match(/^(\w+):/) || [])[1];
+    return knobError(named, message || "");
   };
 
   return h("form#create-form", { onsubmit: submit },
     h("label", {}, "Nickname", nickname),
-    h("label", {}, "Rules", preset),
+    preset,
     h("label", {}, "Players", count),
     seatRows,
     h("div.timers", {},
@@ -284,8 +371,7 @@ function createForm() {
       h("label", {}, "Buy timer (s)", buyTimer)),
     h("label.check", {}, listed, "List this table in the lobby (anyone may join)"),
     h("p.muted.small-text", { text: "Otherwise the table is private: only people you send its link to can join." }),
-    h("details.rule-options", {}, h("summary", { text: "Rule options" }),
-      h("p.muted", { text: "Change any option of the preset; lists and objects are JSON." }), knobs),
-    msg,
-    h("button#create", { type: "submit", text: "Create table" }));
+    h("details.rule-options", {}, h("summary", {}, "Rule options", changedCount),
+      h("p.muted.small-text", { text: "Every option of the chosen rules, by topic. Change any: only what you change is sent. Lists are written as JSON, for example [1, 2]." }), knobs),
+    h("div.create-bar", {}, msg, h("button#create", { type: "submit", text: "Create table" })));
 }

@@ -1,9 +1,9 @@
 // The replay page of a finished game. The server replays the record with the engine and sends
 // every step (GET /api/tables/{table}/replay, docs/web-protocol.md); this page only shows them:
-// forwards, back, by hand, or on its own. Domain words: step (the deal of a hand or one action,
+// forwards, back, by hand, or on its own, cards in the page's one notation ("10♥"). Domain words: step (the deal of a hand or one action,
 // with the table after it), hand end (the board a hand was scored on), score sheet.
 
-import { cardElement, meldElement } from "./cards.js";
+import { cardElement, meldElement, richText, symbolize } from "./cards.js";
 import { api, errorText, h } from "./util.js";
 
 export async function showReplay(root, tableId) {
@@ -100,15 +100,15 @@ class ReplayView {
     const owners = [...new Set(s.melds.map((m) => m.owner))].sort((a, b) => a - b);
     const melds = h("div#replay-melds.melds", {}, owners.length ? owners.map((o) => h("div.meld-owner", { dataset: { owner: String(o) } },
       h("div.owner-name", { text: `${name(o)}'s melds` }),
-      s.melds.map((m, i) => m.owner !== o ? null : meldElement(m, i))))
+      s.melds.map((m, i) => m.owner !== o ? null : meldElement(m, i, null, r.players))))
       : [h("p.muted", { text: "No melds on the table." })]);
     const list = h("ol.replay-actions", { start: "0" }, this.steps.map((st, i) =>
-      h("li" + (i === this.at ? ".current" : "") + (st.kind === "deal" ? ".deal" : ""), { text: st.event, onclick: () => this.go(i) })));
+      h("li" + (i === this.at ? ".current" : "") + (st.kind === "deal" ? ".deal" : ""), { text: symbolize(st.event), onclick: () => this.go(i) })));
     const panel = h("section.panel.replay", {},
       h("h2", { text: `Replay of table ${this.id}` }),
       h("p.muted", { text: `${r.rules.preset} rules · ${r.players.join(", ")} · ${r.actions} actions` }),
       controls,
-      h("div#replay-step.replay-step", { dataset: { kind: s.kind, hand: String(s.hand) }, text: `Hand ${s.hand}: ${s.event}` }),
+      h("div#replay-step.replay-step", { dataset: { kind: s.kind, hand: String(s.hand) } }, richText(`Hand ${s.hand}: ${s.event}`)),
       h("div.center", {},
         h("span", { text: "discard: " }), s.discard ? cardElement(s.discard) : h("span", { text: "-" }),
         h("span#replay-stock", { text: `stock: ${s.stock} card${s.stock === 1 ? "" : "s"}` })),

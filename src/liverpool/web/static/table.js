@@ -1,15 +1,21 @@
 // The table page: the join form, the waiting room (share link, host's start, removing a player
-// or leaving), then the game itself over the websocket /ws/{table} (docs/web-protocol.md): hand,
-// melds, stock and discard, buying ("May I?"), going down, laying off, swaps, borrows, calls,
-// gives, hints, scores, log.
+// or leaving), then the game itself over the websocket /ws/{table} (docs/web-protocol.md).
+// The game screen: the players across the top, the pile and the melds in the middle, the
+// person's hand and what they may do in a dock that always stays on screen, the moves and the
+// rules in a side panel (a drawer on a phone), notices as toasts over the table, the "May I?"
+// window with its countdown, and the end-of-hand screen while the table pauses.
+// The page knows no rule of the game: it shows what the server says (the view, the legal
+// actions, the intents and the clocks, the rules sheet) and asks the server.
 // Domain words: seat, token, join secret (a private table's "#join=..." in its share link),
 // share link (the server's, with the secret; shown to everyone seated), version (the table's
 // event counter), view (what this seat may know), legal (this seat's legal actions now), intent
-// (asking to buy or call out of turn), deadline (a running turn or buy timer), go-down helper,
-// lay-off, swap, borrow.
+// (asking to buy or call out of turn), window (while intents are taken), deadline (a running
+// turn or buy clock), pause (the table waiting at the end of a hand), hand end (the hand as it
+// was scored), go-down helper, lay-off, swap, borrow, dock (hand and action bar), drawer.
 
 import {
-  cardBack, cardElement, contractText, isWild, meldElement, meldOrder, sortCards,
+  cardBack, cardElement, cardText, cardsText, contractText, isWild, kindFromCards, meldElement,
+  meldKindText, meldName, meldOrder, richText, sortCards, symbolize,
 } from "./cards.js";
 import {
   PRIVATE_TABLE, absoluteUrl, actionLabel, api, copyText, errorText, forgetSecret, forgetSeat,
@@ -119,10 +125,12 @@ async function showJoin(root, tableId, notice = "") {
     summary.status === "expired" ? null : h("button#watch.secondary", { type: "button", onclick: watch, text: "Watch" })));
 }
 
+
 /** A button playing one action; data-act holds the action as JSON with sorted keys. */
 function actionButton(a, view, cls, onclick) {
-  return h("button" + cls, { type: "button", text: actionLabel(a, view), onclick,
-    dataset: { action: a.type, act: JSON.stringify(a, Object.keys(a).sort()) } });
+  return h("button" + cls, { type: "button", onclick,
+    dataset: { action: a.type, act: JSON.stringify(a, Object.keys(a).sort()) } },
+  richText(actionLabel(a, view)));
 }
 
 const PHASE_WAIT = {
@@ -131,6 +139,32 @@ const PHASE_WAIT = {
   bonus: (n) => `${n} plays the called card`, give: (n, to) => `${n} to give ${to} a card`,
   cut: (n) => `${n} to cut the deck`,
 };
+
+// the keys of the game screen (shown by "?")
+const KEYS = [
+  ["← →", "move along your hand"], ["Space", "select the card (or unselect it)"],
+  ["d", "discard the selected card"], ["Enter", "go down as suggested"],
+  ["s", "draw from the stock"], ["t", "take the discard"],
+  ["b", "May I? / call it, while you may"], ["n", "no thanks"],
+  ["?", "show these keys"], ["Esc", "close a panel"],
+];
+
+const LOG_MAX = 100;
+const PASS_LINE = /^(.+) passes$/;
+
+/** A person's name list: "Cy", "Cy and Dee", "Cy, Dee and Eve". */
+function names(list) {
+  if (list.length <= 1) return list.join("");
+  return list.slice(0, -1).join(", ") + " and " + list[list.length - 1];
+}
+
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function secs(ms) {
+  return Math.max(0, Math.ceil(ms / 1000));
+}
 
 class TableClient {
   constructor(root, tableId, token) {
@@ -143,14 +177,16 @@ class TableClient {
     this.view = null;
     this.legal = [];
     this.intents = [];
-    this.deadline = null; // {seat, kind, end: ms timestamp}
+    this.deadline = null; // {seat, kind, end: ms timestamp, total: ms}
     this.requests = { buy: [], call: [] };
     this.asking = { buy: false, call: false };
-    this.log = [];
+    this.declined = { buy: false, call: false }; // "no thanks" said for this discard
+    this.log = []; // [{text, pass: name or null}], oldest first
     this.handOrder = [];
     this.newCards = new Set();
     this.sortMode = localStorage.getItem("liverpool:sort") || "suit";
     this.selected = new Set();
+    this.cursor = 0; // the hand card the arrow keys are on
     this.editing = null; // go-down editor: [[codes]...]
     this.borrowing = null; // {meld, card}
     this.choice = null; // several actions for one click: [actions]
@@ -166,6 +202,16 @@ class TableClient {
     this.awaitingSync = false;
     this.shareLink = null; // the server's share link (with the join secret), made whole
     this.shareKnown = false; // the welcome said (a spectator's says null)
+    this.side = "log"; // the side panel's tab: "log" or "rules"
+    this.drawer = false; // the side panel open as a drawer (phones)
+    this.overlay = null; // "scores" | "keys" | null
+    this.pause = null; // the table's end-of-hand pause: {kind, ready, waiting, end}
+    this.handEnd = null; // the last hand as it was scored (the update's hand_end)
+    this.handEndOpen = false; // the end-of-hand screen of the game's last hand is up
+    this.readySent = false;
+    this.fx = {}; // what the next render animates: {discard, buyer, hand}
+    this.wasMine = false;
+    this.fourColor = localStorage.getItem("liverpool:four-color") === "1";
   }
 
   async start() {
@@ -177,9 +223,12 @@ class TableClient {
         this.sortMode = saved.mode || this.sortMode;
       }
     } catch (e) { this.handOrder = []; }
+    document.body.classList.toggle("four-color", this.fourColor);
     this.root.replaceChildren(h("p.loading", { text: "Connecting…" }));
     this.connect();
-    this.tick = setInterval(() => this.updateClocks(), 250);
+    this.tick = setInterval(() => this.updateClocks(), 200);
+    this.onKeyDown = (e) => this.onKey(e);
+    document.addEventListener("keydown", this.onKeyDown);
     window.addEventListener("pagehide", () => { this.closed = true; if (this.ws) this.ws.close(); });
   }
 
@@ -188,6 +237,8 @@ class TableClient {
     this.closed = true;
     clearInterval(this.tick);
     clearInterval(this.pinger);
+    document.removeEventListener("keydown", this.onKeyDown);
+    document.body.classList.remove("in-game");
     if (this.ws) this.ws.close();
     if (current === this) current = null;
     this.setConn("closed");
@@ -319,14 +370,29 @@ class TableClient {
         break;
       case "sync":
         this.setTable(msg.table);
-        this.log = (msg.log || []).slice();
+        this.log = [];
+        for (const text of msg.log || []) this.addLog(text);
         if (msg.view) this.setState(msg);
         else this.view = null; // a table not started yet
         break;
-      case "update":
-        if (msg.event && msg.event.text) this.log.push(msg.event.text);
-        if (msg.event) this.afterEvent(msg.event);
+      case "update": {
+        const before = this.view;
+        if (msg.event) {
+          if (msg.event.text) this.addLog(msg.event.text, msg.event, before);
+          this.afterEvent(msg.event);
+        }
+        // the action that ended a hand carries the hand as it was scored
+        const end = msg.hand_end || (msg.event && msg.event.hand_end);
+        if (end) {
+          this.setHandEnd(end);
+          this.fx = {}; // a new deal follows: nothing flies in
+        }
         if (msg.view) this.setState(msg);
+        else if ("pause" in msg && msg.pause) this.setPause(msg.pause);
+        break;
+      }
+      case "pause":
+        this.setPause(msg.pause);
         break;
       case "lobby":
         this.setTable(msg.table);
@@ -340,12 +406,12 @@ class TableClient {
         }
         // what this seat may ask for now and the clock that runs: the server says when a
         // window closes (an intent already announced stands, so asking is left as it is)
-        if (msg.intents) this.intents = msg.intents;
+        if (msg.intents) this.setIntents(msg.intents);
         if (msg.deadline !== undefined) this.setDeadline(msg.deadline);
         break;
       case "hint":
         this.hintAction = msg.action;
-        this.notice = { kind: "hint", text: `Hint: ${actionLabel(msg.action, this.view)}` + (msg.reason ? ` (${msg.reason})` : "") };
+        this.notice = { kind: "hint", text: `Hint: ${actionLabel(msg.action, this.view, this.seat)}` + (msg.reason ? ` (${this.tableWords(msg.reason)})` : "") };
         break;
       case "error":
         this.onError(msg);
@@ -353,7 +419,7 @@ class TableClient {
         break;
       case "notice":
         // something the table should know that is not a move (a bot failed and was replaced)
-        if (msg.text) this.log.push(msg.text);
+        if (msg.text) this.addLog(msg.text);
         break;
       case "pong":
         return;
@@ -373,8 +439,22 @@ class TableClient {
     }, 400);
   }
 
+  /** The server's words with each "meld 3 (7S 7D 7C)" named as people say it ("your set of
+   * 7s") and cards in the page's notation. */
+  tableWords(text) {
+    const v = this.view;
+    let out = String(text);
+    if (v) {
+      out = out.replace(/\bmeld (\d+)(?: \((?:(?:10|[2-9AJQK])[SHDC]|JK)(?: (?:(?:10|[2-9AJQK])[SHDC]|JK))*\))?/g, (all, i) => {
+        const m = v.melds[Number(i)];
+        return m ? meldName(m, v.players, this.seat) : all;
+      });
+    }
+    return symbolize(out);
+  }
+
   onError(msg) {
-    const text = msg.message || msg.code;
+    const text = this.tableWords(msg.message || msg.code);
     if (msg.code === "removed") {
       this.unseat(this.leaving ? "You left the table." : errorText(msg));
       return;
@@ -396,6 +476,10 @@ class TableClient {
       this.notice = { kind: "error", text: "The table moved on before your move arrived; try again." };
       return;
     }
+    if (msg.code === "paused") {
+      this.notice = { kind: "info", text: "The table is waiting for everyone to be ready for the next hand." };
+      return;
+    }
     this.notice = { kind: "error", text: msg.code === "illegal" ? `Not allowed: ${text}` : text };
   }
 
@@ -413,23 +497,124 @@ class TableClient {
     if (["discard", "take_discard", "draw", "no_draw", "buy"].includes(t)) {
       this.requests = { buy: [], call: [] };
       this.asking = { buy: false, call: false };
+      this.declined = { buy: false, call: false };
     }
+    // the next render animates what just happened (CSS, none under reduced motion)
+    if (t === "discard") this.fx.discard = true;
+    if (t === "buy") this.fx.buyer = ev.seat;
+    if (["draw", "take_discard", "buy", "give"].includes(t)) this.fx.hand = true;
+  }
+
+  /** A log line: the server's text, cards in the page's notation and melds named by owner and
+   * kind; a pass is kept apart so that a run of passes shows as one line. */
+  addLog(text, event = null, before = null) {
+    const pass = (event && event.action && event.action.type === "pass") || PASS_LINE.test(text);
+    const m = text.match(PASS_LINE);
+    this.log.push({ text: this.logWords(text, event, before), pass: pass && m ? m[1] : null });
+    if (this.log.length > 4 * LOG_MAX) this.log.splice(0, this.log.length - 2 * LOG_MAX);
+    if (!pass && event) this.announce(symbolize(text));
+  }
+
+  /** The server's log text with melds named: "lays 7H on Ann's 5H 6H 7H" -> "lays 7♥ on Ann's
+   * run of hearts". The meld the action played on is the view's before it (exact); a line read
+   * from a sync names the kind by its natural cards, or keeps the cards. */
+  logWords(text, event, before) {
+    const a = event && event.action;
+    if (a && before && typeof a.meld === "number" && before.melds[a.meld]) {
+      const meld = before.melds[a.meld];
+      const cards = meld.cards.join(" ");
+      const owner = before.players[meld.owner];
+      const name = `${owner}'s ${meldKindText(meld)}`;
+      if (text.includes(`${owner}'s ${cards}`)) return symbolize(text.replace(`${owner}'s ${cards}`, name));
+      if (text.includes(cards)) return symbolize(text.replace(cards, name));
+    }
+    const players = (this.view && this.view.players) || (this.table ? this.table.seats.map((s) => s.name || "") : []);
+    const token = "(?:10|[2-9AJQK])[SHDC]|JK";
+    const cardsRe = `((?:(?:${token}) )*(?:${token}))(?=$|[ .,;:)|])`;
+    let out = text.replace(new RegExp(`(\\S[^']*?)'s ${cardsRe}`, "g"), (all, who, cards) => {
+      const owner = players.find((p) => p && who.endsWith(p));
+      const kind = owner ? kindFromCards(cards.split(" "), this.wilds) : null;
+      return kind ? `${who}'s ${kind}` : all;
+    });
+    out = out.replace(new RegExp(`the wild in ${cardsRe}`), (all, cards) => {
+      const kind = kindFromCards(cards.split(" "), this.wilds);
+      return kind ? `the wild in the ${kind}` : all;
+    });
+    return symbolize(out);
+  }
+
+  /** A line for screen readers (a live region outside the redrawn page). */
+  announce(text) {
+    let live = document.getElementById("live");
+    if (!live) {
+      live = h("div#live.sr-only", { "aria-live": "polite", role: "status" });
+      document.body.append(live);
+    }
+    live.textContent = text;
   }
 
   setState(msg) {
     const before = this.view;
     this.view = msg.view;
     this.legal = msg.legal || [];
-    this.intents = msg.intents || [];
+    this.setIntents(msg.intents || []);
     this.setDeadline(msg.deadline);
-    if (!this.intents.includes("buy")) this.asking.buy = false;
-    if (!this.intents.includes("call")) this.asking.call = false;
+    if ("pause" in msg) this.setPause(msg.pause);
     this.reconcileHand(msg.view.hand, before);
     if (!this.legal.some((a) => a.type === "go_down")) this.editing = null;
     if (!this.legal.some((a) => a.type === "borrow")) this.borrowing = null;
     this.choice = null;
     this.hintAction = null;
     if (this.notice && this.notice.kind === "hint") this.notice = null;
+    const mine = this.seat !== null && this.legal.length > 0 && this.view.to_act.includes(this.seat);
+    if (mine && !this.wasMine) this.announce("Your turn. " + this.promptWords());
+    this.wasMine = mine;
+  }
+
+  setIntents(intents) {
+    const opened = intents.length && !this.intents.length;
+    this.intents = intents;
+    if (!intents.includes("buy")) this.asking.buy = this.asking.buy && this.requests.buy.includes(this.seat);
+    if (!intents.includes("call")) this.asking.call = this.asking.call && this.requests.call.includes(this.seat);
+    if (opened && this.view) {
+      const top = this.topCard();
+      this.announce(intents.includes("call") ? `You may call the ${cardText(top)}: press b, or n for no thanks.` :
+        `May I? You may buy the ${cardText(top)}: press b, or n for no thanks.`);
+    }
+  }
+
+  setDeadline(d) {
+    if (!d) { this.deadline = null; return; }
+    const prev = this.deadline;
+    const same = prev && prev.kind === d.kind && prev.seat === d.seat && prev.version === this.version;
+    const total = same ? Math.max(prev.total, d.ms_left) : d.ms_left;
+    this.deadline = { ...d, end: Date.now() + d.ms_left, total, version: this.version };
+  }
+
+  /** The end-of-hand pause: the screen shows while it lasts (and goes when it ends). */
+  setPause(p) {
+    if (p) {
+      this.pause = { ...p, end: Date.now() + (p.ms_left || 0) };
+      if (this.seat !== null && (p.ready || []).includes(this.seat)) this.readySent = true;
+      if (!this.handEnd) this.handEnd = this.storedHandEnd();
+    } else {
+      if (this.pause) this.handEndOpen = false;
+      this.pause = null;
+      this.readySent = false;
+    }
+  }
+
+  setHandEnd(end) {
+    this.handEnd = end;
+    this.handEndOpen = true;
+    this.readySent = false;
+    try { sessionStorage.setItem(`liverpool:${this.id}:hand_end`, JSON.stringify(end)); } catch (e) { /* full */ }
+    const out = (end.went_out || []).map((s) => this.name(s));
+    this.announce(`Hand ${end.hand_number} is over.` + (out.length ? ` ${names(out)} went out.` : ""));
+  }
+
+  storedHandEnd() {
+    try { return JSON.parse(sessionStorage.getItem(`liverpool:${this.id}:hand_end`) || "null"); } catch (e) { return null; }
   }
 
   reconcileHand(hand, before) {
@@ -449,6 +634,7 @@ class TableClient {
     // highlight what just arrived (not the whole first deal)
     this.newCards = new Set(before && before.hand.length ? added : []);
     if (changed) this.selected.clear();
+    this.cursor = Math.min(this.cursor, Math.max(0, this.handOrder.length - 1));
     this.saveOrder();
   }
 
@@ -473,9 +659,33 @@ class TableClient {
     return [...this.selected].sort((a, b) => a - b).map((i) => this.handOrder[i]);
   }
 
+  topCard() {
+    const v = this.view;
+    return v && v.discard.length ? v.discard[v.discard.length - 1] : null;
+  }
+
   myTurnPlay() {
     return this.view && this.seat !== null && ["play", "bonus"].includes(this.view.phase) &&
       this.view.to_act.includes(this.seat);
+  }
+
+  /** What the page asks of the person now, in words (for the live region). */
+  promptWords() {
+    const box = h("div");
+    const status = h("div");
+    if (this.view) this.renderMyTurn(status, box);
+    return status.textContent;
+  }
+
+  /** The buys used of the limit: "1/3", or "1" where the rules set none. */
+  buysText(seat) {
+    const used = this.view.buys[seat];
+    const max = this.rules.max_buys;
+    return max === null || max === undefined ? String(used) : `${used}/${max}`;
+  }
+
+  pauseShown() {
+    return !!(this.view && (this.pause || (this.handEndOpen && this.handEnd && this.view.phase === "over")));
   }
 
   // ---- rendering ---------------------------------------------------------------------------
@@ -484,49 +694,108 @@ class TableClient {
     if (this.dragging) { this.pendingRender = true; return; }
     const t = this.table;
     if (!t) return;
+    const playing = !!this.view;
+    document.body.classList.toggle("in-game", playing);
     // data-* mirror the client's state for scripts and tests driving the page
-    const page = h("div.table-page", { dataset: {
+    const page = h("div.table-page" + (playing ? ".in-game" : ""), { dataset: {
       phase: this.view ? this.view.phase : t.status, version: String(this.version),
       seat: this.seat === null ? "" : String(this.seat), legal: [...new Set(this.legal.map((a) => a.type))].join(" "),
-      intents: this.intents.join(" "),
+      intents: this.intents.join(" "), pause: this.pause ? this.pause.kind || "hand_end" : "",
     } });
     page.append(this.renderInfo());
-    if (!this.view) {
+    if (!playing) {
       page.append(this.renderWaiting());
     } else {
-      page.append(this.renderPlayers(), this.renderCenter(), this.renderMelds(),
-        this.renderPrompt(), this.renderGoDown(), this.renderHand(), this.renderScores(false),
-        this.renderLog());
+      const board = h("section#board.board", { "aria-label": "the table" },
+        this.view.phase === "over" ? this.renderScoreSheet(true) : null,
+        this.renderPlayers(), this.renderCenter(), this.renderMelds());
+      page.append(h("div.game-grid", {}, board, this.renderSide(), this.renderDock()));
+      if (this.drawer) page.append(h("div.drawer-backdrop", { onclick: () => { this.drawer = false; this.render(); } }));
+      if (this.overlay === "scores") page.append(this.renderScoresOverlay());
+      if (this.overlay === "keys") page.append(this.renderKeys());
+      if (this.pauseShown()) page.append(this.renderHandEnd());
     }
-    const scrollY = window.scrollY;
+    const keep = this.keepPlace();
     this.root.replaceChildren(page);
-    window.scrollTo(0, scrollY);
-    const log = this.root.querySelector(".log-lines");
-    if (log) log.scrollTop = log.scrollHeight;
+    this.restorePlace(keep);
+    this.fx = {};
     this.updateClocks();
+  }
+
+  /** Where the person was (scroll positions inside the screen, the focused control), kept
+   * across a redraw. */
+  keepPlace() {
+    const at = (sel) => { const el = this.root.querySelector(sel); return el ? [el.scrollTop, el.scrollLeft] : null; };
+    const a = document.activeElement;
+    let focus = null;
+    if (a && this.root.contains(a)) {
+      if (a.matches("#hand .card")) focus = { hand: Number(a.dataset.index) };
+      else if (a.id) focus = { id: a.id };
+    }
+    return { y: window.scrollY, board: at("#board"), log: at("#side .side-body"), hand: at("#hand"), extra: at(".dock-extra"), end: at("#hand-end .sheet-body"), focus };
+  }
+
+  restorePlace(k) {
+    const put = (sel, v) => { const el = this.root.querySelector(sel); if (el && v) { el.scrollTop = v[0]; el.scrollLeft = v[1]; } };
+    window.scrollTo(0, k.y);
+    put("#board", k.board); put("#side .side-body", k.log); put("#hand", k.hand); put(".dock-extra", k.extra);
+    put("#hand-end .sheet-body", k.end);
+    if (k.focus) {
+      const el = k.focus.id ? document.getElementById(k.focus.id) :
+        this.root.querySelector(`#hand .card[data-index="${k.focus.hand}"]`);
+      if (el) el.focus({ preventScroll: true });
+    }
   }
 
   renderInfo() {
     const t = this.table;
     const v = this.view;
-    const bits = [h("span.tid", { text: `Table ${t.id}` }), h("span", { text: t.rules })];
+    const changes = Object.keys(t.overrides || {}).length;
+    const rulesWords = t.rules + (changes ? ` with ${plural(changes, "change")}` : "");
+    const bits = [h("span.tid", { text: `Table ${t.id}` })];
     if (v) {
+      bits.push(h("button#preset-label.linkish", { type: "button", title: "the rules of this table", text: rulesWords,
+        onclick: () => this.openSide("rules") }));
       const total = (this.rules.hands && this.rules.hands.length) || (this.rules.contracts || []).length;
       bits.push(h("span#hand-number", { text: `Hand ${v.hand_number}` + (total && this.rules.progression !== "own" ? ` of ${total}` : "") }));
       const c = v.contract[this.seat ?? 0];
       bits.push(h("span#contract.contract", { text: `Contract: ${contractText(c)}` }));
+    } else {
+      bits.push(h("span#preset-label", { text: rulesWords }));
     }
     if (this.seat === null) bits.push(h("span.badge", { text: "watching" }));
     const url = this.link();
-    const share = url ? h("button#share.small", { type: "button", text: "Copy link", dataset: { link: url }, onclick: async (e) => {
+    const share = url ? h("button#share.small.secondary", { type: "button", text: "Copy link", dataset: { link: url }, onclick: async (e) => {
       const ok = await copyText(url);
       e.target.textContent = ok ? "Link copied" : url;
     } }) : null;
-    const scores = v ? h("button#scores-button.small", { type: "button", text: "Scores", onclick: () => {
-      const d = this.root.querySelector("#score-dialog");
-      if (d) d.open ? d.close() : d.showModal();
-    } }) : null;
-    return h("div.info-bar", {}, ...bits, h("span.spacer"), share, scores);
+    const tools = [];
+    if (v) {
+      tools.push(
+        h("button#rules-button.small.secondary", { type: "button", text: "Rules", "aria-pressed": String(this.side === "rules"), onclick: () => this.openSide("rules") }),
+        h("button#log-button.small.secondary", { type: "button", text: "Moves", "aria-pressed": String(this.side === "log"), onclick: () => this.openSide("log") }),
+        h("button#scores-button.small.secondary", { type: "button", text: "Scores", onclick: () => { this.overlay = this.overlay === "scores" ? null : "scores"; this.render(); } }),
+        h("button#four-color.small.secondary", { type: "button", title: "four-colour deck: ♠ black, ♥ red, ♦ blue, ♣ green",
+          "aria-pressed": String(this.fourColor), onclick: () => this.toggleFourColor() },
+        h("span.suit-S", { text: "♠" }), h("span.suit-H", { text: "♥" }), h("span.suit-D", { text: "♦" }), h("span.suit-C", { text: "♣" })),
+        h("button#keys-button.small.secondary", { type: "button", title: "keyboard keys", "aria-label": "keyboard keys", text: "?", onclick: () => { this.overlay = this.overlay === "keys" ? null : "keys"; this.render(); } }));
+    }
+    return h("div.info-bar", {}, h("div.info-text", {}, ...bits), h("div.info-tools", {}, ...tools, share));
+  }
+
+  openSide(tab) {
+    // on a wide screen the side panel is always there: the button picks its tab; on a phone
+    // it opens the drawer (and closes it when pressed again)
+    this.drawer = !(this.drawer && this.side === tab);
+    this.side = tab;
+    this.render();
+  }
+
+  toggleFourColor() {
+    this.fourColor = !this.fourColor;
+    localStorage.setItem("liverpool:four-color", this.fourColor ? "1" : "0");
+    document.body.classList.toggle("four-color", this.fourColor);
+    this.render();
   }
 
   renderWaiting() {
@@ -590,19 +859,25 @@ class TableClient {
     } else if (t.status !== "expired") {
       parts.push(h("p.muted", { text: "Loading the game…" }));
     }
-    return h("section.panel.waiting", {}, ...parts);
+    const sheet = t.rules_sheet && t.status !== "expired" ?
+      h("details.panel.rules-preview", {}, h("summary", { text: `The rules: ${t.rules}` + (Object.keys(t.overrides || {}).length ? ` with ${plural(Object.keys(t.overrides).length, "change")}` : "") }),
+        this.renderRulesSheet()) : null;
+    return h("div.waiting-wrap", {}, h("section.panel.waiting", {}, ...parts), sheet);
   }
 
   renderPlayers() {
     const v = this.view;
     const seats = (this.table && this.table.seats) || [];
-    return h("div#players.players", {}, v.players.map((name, i) => {
+    const buying = this.rules.buying !== false;
+    return h("div#players.players", { role: "list", "aria-label": "players" }, v.players.map((name, i) => {
       const s = seats[i] || {};
-      const box = h("div.player", { dataset: { seat: String(i) } });
-      if (v.to_act.includes(i)) box.classList.add("to-act");
+      const box = h("div.player", { dataset: { seat: String(i) }, role: "listitem" });
+      const acting = v.to_act.includes(i);
+      if (acting) box.classList.add("to-act");
       if (i === this.seat) box.classList.add("me");
       if (v.down[i]) box.classList.add("down");
       if (v.hand_sizes[i] === 1) box.classList.add("one-card");
+      if (this.fx.buyer === i) box.classList.add("fx-buy");
       const flags = [];
       if (i === v.dealer) flags.push(h("span.badge", { title: "dealer", text: "D" }));
       if (s.kind === "bot") flags.push(h("span.badge.bot", { text: s.level || "bot" }));
@@ -610,16 +885,17 @@ class TableClient {
       else if (s.kind === "human" && !s.connected && i !== this.seat) flags.push(h("span.badge.off", { text: "away" }));
       if (v.out[i]) flags.push(h("span.badge", { text: "out" }));
       if (v.floating[i]) flags.push(h("span.badge", { text: "floating" }));
+      if (acting && v.phase !== "over") flags.push(h("span.badge.acting", { text: i === this.seat ? "your move" : "to play" }));
       box.append(...[
         h("div.pname", {}, h("span.nm", { text: name + (i === this.seat ? " (you)" : "") }), ...flags),
         h("div.pstats", {},
-          h("span.cards-count", { text: `${v.hand_sizes[i]} card${v.hand_sizes[i] === 1 ? "" : "s"}` }),
+          h("span.cards-count", { title: "cards held", text: plural(v.hand_sizes[i], "card") }),
           h("span.down-flag", { text: v.down[i] ? "down" : "not down" }),
-          h("span.buys", { text: `buys ${v.buys[i]}${this.rules.max_buys ? "/" + this.rules.max_buys : ""}` }),
-          h("span.total", { text: `${v.totals[i]} pts` }),
+          buying ? h("span.buys", { title: "buys used this hand", text: `buys ${this.buysText(i)}` }) : null,
+          h("span.total", { title: "total points", text: `${v.totals[i]} pts` }),
           // points already settled this hand: a cut bonus (negative) or rummy points owed
           v.penalties && v.penalties[i] ? h("span.penalty", { text: `${v.penalties[i] > 0 ? "+" : ""}${v.penalties[i]} this hand` }) : null),
-        v.known[i] && v.known[i].length && i !== this.seat ? h("div.known", { text: "holds " + v.known[i].join(" ") }) : null,
+        v.known[i] && v.known[i].length && i !== this.seat ? h("div.known", {}, "holds ", richText(v.known[i].join(" "))) : null,
         h("div.clock", { dataset: { clockSeat: String(i) } })].filter(Boolean));
       return box;
     }));
@@ -629,15 +905,20 @@ class TableClient {
     const v = this.view;
     const stock = cardBack(String(v.stock_size));
     stock.id = "stock";
-    stock.title = `stock: ${v.stock_size} cards`;
+    stock.setAttribute("role", "img");
+    stock.setAttribute("aria-label", `stock: ${plural(v.stock_size, "card")}`);
+    stock.title = `stock: ${plural(v.stock_size, "card")}`;
     const draw = this.legal.find((a) => a.type === "draw");
     if (draw) {
       stock.classList.add("clickable");
+      stock.setAttribute("role", "button");
+      stock.tabIndex = 0;
       stock.addEventListener("click", () => this.act(draw));
     }
-    const top = v.discard.length ? v.discard[v.discard.length - 1] : null;
+    const top = this.topCard();
     const pile = top ? cardElement(top) : h("div.card.empty", { text: "empty" });
     pile.id = "discard-top";
+    if (this.fx.discard) pile.classList.add("fx-drop");
     const take = this.legal.find((a) => a.type === "take_discard");
     if (take) {
       pile.classList.add("clickable");
@@ -648,35 +929,16 @@ class TableClient {
     }
     if (this.hintAction && this.hintAction.type === "draw") stock.classList.add("hinted");
     if (this.hintAction && this.hintAction.type === "take_discard") pile.classList.add("hinted");
+    const by = v.discarder === null || v.discarder === undefined ? "the upcard" :
+      v.discarder === this.seat ? "you discarded it" : `from ${this.name(v.discarder)}`;
     const parts = [
-      h("div.pile", {}, stock, h("span.label", { text: "stock" })),
-      h("div.pile", {}, pile, h("span.label", { text: `discard (${v.discard.length})${v.fresh ? "" : " · not fresh"}` })),
+      h("div.pile", {}, stock, h("span.label", { text: `stock ${v.stock_size}` })),
+      h("div.pile", {}, pile, h("span.label", { text: `discard (${v.discard.length})${v.fresh ? "" : " · not fresh"}` }),
+        top ? h("span#discarder.label.discarder", { text: by }) : null),
     ];
     const side = h("div.buying");
-    if (this.intents.includes("buy") || this.asking.buy) {
-      const b = h("button#may-i.buy" + (this.asking.buy ? ".on" : ""), { type: "button",
-        text: this.asking.buy ? `Asking to buy ${top} (cancel)` : `May I? (buy ${top})`,
-        onclick: () => {
-          this.asking.buy = !this.asking.buy;
-          this.send({ type: "intent", kind: "buy", on: this.asking.buy });
-          this.render();
-        } });
-      side.append(b);
-    }
-    if (this.intents.includes("call") || this.asking.call) {
-      side.append(h("button#call-intent.buy" + (this.asking.call ? ".on" : ""), { type: "button",
-        text: this.asking.call ? `Calling ${top} (cancel)` : `Call ${top}!`,
-        onclick: () => {
-          this.asking.call = !this.asking.call;
-          this.send({ type: "intent", kind: "call", on: this.asking.call });
-          this.render();
-        } }));
-    }
-    if (this.deadline && this.deadline.kind === "buy") side.append(h("span#buy-clock.clock", { dataset: { clockBuy: "1" } }));
-    const asked = [];
-    if (this.requests.buy.length) asked.push(h("div#buy-requests.requests", { text: "May I? " + this.requests.buy.map((s) => this.name(s)).join(", ") }));
-    if (this.requests.call.length) asked.push(h("div.requests", { text: "Calling: " + this.requests.call.map((s) => this.name(s)).join(", ") }));
-    side.append(...asked);
+    if (this.requests.buy.length) side.append(h("div#buy-requests.requests", { text: "May I? " + this.requests.buy.map((s) => this.name(s)).join(", ") }));
+    if (this.requests.call.length) side.append(h("div#call-requests.requests", { text: "Calling: " + this.requests.call.map((s) => this.name(s)).join(", ") }));
     const warnings = v.hand_sizes.map((n, i) => (n === 1 && !v.out[i] && v.phase !== "over") ? i : -1).filter((i) => i >= 0);
     const warn = warnings.length ? h("div#one-card.warning", { role: "status", text: "⚠ " + warnings.map((i) => i === this.seat ? "You have" : `${this.name(i)} has`).join(", ") + " one card left" }) : null;
     return h("div.center", {}, ...parts, side, warn);
@@ -686,13 +948,16 @@ class TableClient {
     const v = this.view;
     const wrap = h("div#melds.melds");
     if (!v.melds.length) {
-      wrap.append(h("p.muted", { text: "No melds on the table yet." }));
+      wrap.append(h("p.muted.no-melds", { text: "No melds on the table yet." }));
       return wrap;
     }
     const owners = [];
-    v.melds.forEach((m, i) => { if (!owners.includes(m.owner)) owners.push(m.owner); });
+    v.melds.forEach((m) => { if (!owners.includes(m.owner)) owners.push(m.owner); });
     owners.sort((a, b) => a - b);
-    const selOne = this.myTurnPlay() && this.selected.size === 1;
+    const selOne = this.myTurnPlay() && this.selected.size === 1 && !this.borrowing;
+    // the melds the selected card may go on: the server's legal lay-offs and swaps say
+    const card = selOne ? this.selectedCards()[0] : null;
+    const targets = new Set(selOne ? this.legal.filter((a) => ["lay_off", "swap_joker"].includes(a.type) && a.card === card).map((a) => a.meld) : []);
     const canBorrow = this.legal.some((a) => a.type === "borrow");
     for (const owner of owners) {
       const group = h("div.meld-owner", { dataset: { owner: String(owner) } },
@@ -706,11 +971,14 @@ class TableClient {
             ce.addEventListener("click", (e) => { e.stopPropagation(); this.startBorrow(i, c); });
           }
           if (this.borrowing && this.borrowing.meld === i && this.borrowing.card === c) ce.classList.add("selected");
-        });
-        el.title = `meld ${i}: ${m.kind}`;
+        }, v.players, this.seat);
+        el.title = meldName(m, v.players, this.seat);
         if (this.hintAction && this.hintAction.meld === i) el.classList.add("hinted");
         if (selOne) {
-          el.classList.add("target");
+          // every meld takes the click (the server says why a card does not fit); only the
+          // ones the card fits are outlined
+          el.classList.add("pickable");
+          if (targets.has(i)) el.classList.add("target");
           el.addEventListener("click", () => this.playOnMeld(i));
         }
         group.append(el);
@@ -720,10 +988,129 @@ class TableClient {
     return wrap;
   }
 
+  // ---- the side panel: moves and rules -----------------------------------------------------
+
+  renderSide() {
+    const tab = (id, key, label) => h(`button#${id}.tab` + (this.side === key ? ".on" : ""), { type: "button", role: "tab",
+      "aria-selected": String(this.side === key), text: label, onclick: () => { this.side = key; this.render(); } });
+    const body = this.side === "rules" ? this.renderRules() : this.renderLog();
+    return h("aside#side.side" + (this.drawer ? ".open" : ""), { "aria-label": this.side === "rules" ? "rules" : "moves" },
+      h("div.side-head", {}, h("div.tabs", { role: "tablist" }, tab("tab-log", "log", "Moves"), tab("tab-rules", "rules", "Rules")),
+        h("button#side-close.small.secondary.close", { type: "button", "aria-label": "close", text: "✕", onclick: () => { this.drawer = false; this.render(); } })),
+      h("div.side-body", {}, body));
+  }
+
+  /** The log, newest first; a run of passes folds into one line ("Cy, Dee pass"). */
+  renderLog() {
+    const lines = [];
+    for (const e of this.log) {
+      const last = lines[lines.length - 1];
+      if (e.pass && last && last.passes) last.passes.push(e.pass);
+      else lines.push(e.pass ? { passes: [e.pass] } : { text: e.text });
+    }
+    const shown = lines.slice(-LOG_MAX).reverse();
+    return h("section#log.log", {}, h("h3.sr-only", { text: "Moves" }),
+      shown.length ? h("ol.log-lines", { reversed: true }, shown.map((l, k) => h("li" + (k === 0 ? ".newest" : "") + (l.passes ? ".pass" : ""), {},
+        l.passes ? `${l.passes.join(", ")} ${l.passes.length === 1 ? "passes" : "pass"}` : richText(l.text))))
+        : h("p.muted", { text: "No moves yet." }));
+  }
+
+  /** The table's rules sheet (the server's words), the current contract marked, with this
+   * person's buys used of the limit. */
+  renderRules() {
+    const v = this.view;
+    const box = h("section#rules-panel.rules");
+    if (v && this.seat !== null && this.rules.buying !== false) {
+      const max = this.rules.max_buys;
+      const used = v.buys[this.seat];
+      box.append(h("p#my-buys.my-buys", { text: max === null || max === undefined ?
+        `You have bought ${plural(used, "time")} this hand (no limit).` :
+        `Your buys: ${used} of ${max} this hand.` }));
+    }
+    box.append(this.renderRulesSheet());
+    return box;
+  }
+
+  renderRulesSheet() {
+    const sheet = (this.table && this.table.rules_sheet) || [];
+    const current = this.view ? this.view.hand_number - 1 : -1;
+    const out = h("div.rules-sheet");
+    if (!sheet.length) out.append(h("p.muted", { text: `${this.table ? this.table.rules : ""} rules.` }));
+    sheet.forEach(([heading, lines], k) => {
+      const contracts = k === 0 || /^Contracts/.test(heading);
+      out.append(h("h4", { text: heading }), h("ul" + (contracts ? ".contracts" : ""), {}, lines.map((line, i) => {
+        const here = contracts && i === current;
+        return h("li" + (here ? ".current" : ""), here ? { "aria-current": "step" } : {},
+          contracts ? line.replace(/^[▶\s]+/, "") : line, here ? h("span.sr-only", { text: " (this hand)" }) : null);
+      })));
+    });
+    return out;
+  }
+
+  // ---- the dock: what to do, the window, the hand ------------------------------------------
+
+  renderDock() {
+    const extra = h("div.dock-extra", {}, this.renderGoDown(), this.renderPlays());
+    const dock = h("section#dock.dock", { "aria-label": "your hand and moves" });
+    if (this.notice) dock.append(this.renderNotice());
+    if (extra.childElementCount) dock.append(extra);
+    const win = this.renderWindow();
+    if (win) dock.append(win);
+    dock.append(this.renderPrompt(), this.renderHand());
+    return dock;
+  }
+
+  renderNotice() {
+    const n = this.notice;
+    return h(`div#notice.notice.toast.${n.kind}`, {
+      role: n.kind === "error" ? "alert" : "status",
+      dataset: n.kind === "hint" && this.hintAction ? { action: JSON.stringify(this.hintAction) } : {},
+    }, h("span.toast-text", {}, richText(n.text)),
+    h("button.toast-close", { type: "button", "aria-label": "dismiss", text: "✕", onclick: () => { this.notice = null; this.render(); } }));
+  }
+
+  /** The "May I?" (or call) window: while this seat may ask, a big button, "No thanks", and a
+   * bar counting down the server's clock. */
+  renderWindow() {
+    const kind = this.intents.includes("call") || this.asking.call ? "call" :
+      this.intents.includes("buy") || this.asking.buy ? "buy" : null;
+    if (!kind || this.seat === null) return null;
+    const open = this.intents.includes(kind);
+    const asking = this.asking[kind];
+    if (this.declined[kind] && !asking) return null;
+    const top = cardText(this.topCard() || "");
+    const v = this.view;
+    const deciding = v.to_act.filter((s) => s !== this.seat).map((s) => this.name(s));
+    const head = kind === "buy" ?
+      (deciding.length ? `${names(deciding)} ${deciding.length === 1 ? "is" : "are"} deciding on the ${top}` : `The ${top} is up for grabs`) :
+      `The ${top} fits a meld on the table`;
+    const send = (on) => {
+      this.asking[kind] = on;
+      if (!on) this.declined[kind] = true;
+      this.send({ type: "intent", kind, on });
+      this.render();
+    };
+    const id = kind === "buy" ? "may-i" : "call-intent";
+    const big = h(`button#${id}.buy.big` + (asking ? ".on" : ""), { type: "button", "aria-keyshortcuts": "b",
+      onclick: () => send(!asking) },
+    asking ? (kind === "buy" ? `Asking to buy ${top} (cancel)` : `Calling ${top} (cancel)`) :
+      (kind === "buy" ? `May I? (buy ${top})` : `Call it (${top})`));
+    const no = open || asking ? h("button#no-thanks.secondary", { type: "button", "aria-keyshortcuts": "n", text: "No thanks", onclick: () => send(false) }) : null;
+    const d = this.deadline;
+    const timed = d && (d.kind === "buy" || d.kind === "call");
+    const bar = open ? h("div#window-bar.window-bar" + (timed ? "" : ".open-ended"), { role: "progressbar", "aria-label": "time to ask" }, h("div.window-fill")) : null;
+    const clock = timed ? h("span#buy-clock.clock", { dataset: { clockBuy: "1" } }) : null;
+    const asked = this.requests[kind].filter((s) => s !== this.seat).map((s) => this.name(s));
+    return h(`section#window.window.${kind}`, { "aria-label": kind === "buy" ? "May I?" : "Call it" },
+      h("div.window-head", {}, h("span", {}, richText(head)), clock,
+        asked.length ? h("span.window-asked", { text: (kind === "buy" ? "asked: " : "calling: ") + names(asked) }) : null),
+      h("div.window-buttons", {}, big, no), bar);
+  }
+
   renderPrompt() {
     const v = this.view;
     const box = h("div#prompt.prompt");
-    const status = h("div#status.status");
+    const status = h("div#status.status", { role: "status" });
     const buttons = h("div.actions");
     const mine = this.seat !== null && v.to_act.includes(this.seat) && this.legal.length;
     if (v.phase === "over") {
@@ -732,36 +1119,30 @@ class TableClient {
       buttons.append(h("a.button#replay-link", { href: `/replay/${encodeURIComponent(this.id)}`, text: "Watch the replay" }),
         h("a.button.secondary", { href: "/", text: "Back to the lobby" }));
     } else if (!mine) {
-      const names = v.to_act.map((s) => s === this.seat ? "you" : this.name(s)).join(", ");
+      const who = v.to_act.map((s) => s === this.seat ? "you" : this.name(s)).join(", ");
       // a give round: the cards go to the player who discarded (the view's discarder)
       const to = v.discarder === null || v.discarder === undefined ? "the discarder" :
         v.discarder === this.seat ? "you" : this.name(v.discarder);
-      status.textContent = "Waiting: " + (PHASE_WAIT[v.phase] || ((n) => n))(names, to);
+      status.textContent = "Waiting: " + (PHASE_WAIT[v.phase] || ((n) => n))(who, to);
     } else {
       this.renderMyTurn(status, buttons);
     }
-    box.append(status, buttons);
+    box.classList.toggle("mine", !!mine);
+    box.append(status);
     if (this.choice) {
       box.append(h("div#choice.choice", {}, h("span", { text: "Which one?" }),
         this.choice.map((a) => actionButton(a, v, "", () => this.act(a))),
         h("button.secondary", { type: "button", text: "Cancel", onclick: () => { this.choice = null; this.render(); } })));
     }
-    if (this.notice) {
-      box.append(h(`div#notice.notice.${this.notice.kind}`, {
-        role: this.notice.kind === "error" ? "alert" : "status", text: this.notice.text,
-        dataset: this.notice.kind === "hint" && this.hintAction ? { action: JSON.stringify(this.hintAction) } : {},
-      }));
-    }
-    const tools = h("div.tools");
-    if (mine) tools.append(h("button#hint.small.secondary", { type: "button", text: "Hint", onclick: () => this.send({ type: "hint" }) }));
-    box.append(tools);
+    if (mine) buttons.append(h("button#hint.small.secondary", { type: "button", text: "Hint", onclick: () => this.send({ type: "hint" }) }));
+    box.append(buttons);
     return box;
   }
 
   renderMyTurn(status, buttons) {
     const v = this.view;
     const types = new Set(this.legal.map((a) => a.type));
-    const top = v.discard.length ? v.discard[v.discard.length - 1] : "";
+    const top = cardText(this.topCard() || "");
     const add = (a, cls = "") => buttons.append(actionButton(a, v, cls, () => this.act(a)));
     const handled = new Set();
     if (types.has("draw") || types.has("take_discard") || types.has("no_draw")) {
@@ -787,7 +1168,7 @@ class TableClient {
       handled.add("give");
     } else if (v.phase === "cut") {
       const counts = this.legalOf("cut").map((a) => a.count);
-      const input = h("input#cut-count", { type: "number", min: String(Math.min(...counts)), max: String(Math.max(...counts)), value: String(Math.floor((Math.min(...counts) + Math.max(...counts)) / 2)) });
+      const input = h("input#cut-count", { type: "number", "aria-label": "cards to lift", min: String(Math.min(...counts)), max: String(Math.max(...counts)), value: String(Math.floor((Math.min(...counts) + Math.max(...counts)) / 2)) });
       status.textContent = "Cut the deck: how many cards do you lift?";
       buttons.append(input, h("button#cut", { type: "button", text: "Cut", onclick: () => this.act({ type: "cut", player: this.seat, count: Number(input.value) }) }));
       handled.add("cut");
@@ -803,18 +1184,19 @@ class TableClient {
     const v = this.view;
     const sel = this.selectedCards();
     const words = [];
-    if (v.must_play && v.must_play.length) words.push(`You must still play ${v.must_play.join(" ")} on the table.`);
+    if (v.must_play && v.must_play.length) words.push(`You must still play ${cardsText(v.must_play)} on the table.`);
     if (this.borrowing) {
-      words.push(`Borrowing ${this.borrowing.card}: pick cards from your hand to make a new meld with it.`);
+      words.push(`Borrowing ${cardText(this.borrowing.card)}: pick cards from your hand to make a new meld with it.`);
       const cards = [this.borrowing.card, ...sel];
-      buttons.append(h("button#borrow", { type: "button", text: `Lay new meld ${cards.join(" ")}`, disabled: sel.length < 2, onclick: () => {
+      buttons.append(h("button#borrow", { type: "button", text: `Lay new meld ${cardsText(cards)}`, disabled: sel.length < 2, onclick: () => {
         const { meld, card } = this.borrowing;
         const listed = this.legal.filter((a) => a.type === "borrow" && a.meld === meld && a.card === card).map((a) => a.new_meld);
         const arranged = meldOrder(cards, listed);
         this.act({ type: "borrow", player: this.seat, meld, card, new_meld: arranged });
       } }), h("button.secondary", { type: "button", text: "Cancel borrow", onclick: () => { this.borrowing = null; this.render(); } }));
     } else if (sel.length === 1) {
-      words.push(`${sel[0]} selected: click a meld to lay it off, or discard it.`);
+      const n = this.legal.filter((a) => ["lay_off", "swap_joker"].includes(a.type) && a.card === sel[0]).length;
+      words.push(`${cardText(sel[0])} selected: ` + (n ? "click an outlined meld to play it there, or discard it." : "discard it, or pick another card."));
     } else if (sel.length === 0) {
       words.push(v.phase === "bonus" ? "Lay off one card if you like, then discard." :
         "Your turn: select a card to discard (or to lay off on a meld).");
@@ -824,19 +1206,23 @@ class TableClient {
     status.textContent = words.join(" ");
     if (sel.length === 1 && !this.borrowing) {
       const legal = this.legal.find((a) => a.type === "discard" && a.card === sel[0]);
-      buttons.append(h("button#discard", { type: "button", class: legal ? "" : "maybe", text: `Discard ${sel[0]}`, onclick: () => this.discardSelected() }));
+      buttons.append(h("button#discard", { type: "button", class: legal ? "" : "maybe", "aria-keyshortcuts": "d", text: `Discard ${cardText(sel[0])}`, onclick: () => this.discardSelected() }));
     }
+  }
+
+  renderPlays() {
+    if (!this.myTurnPlay() || this.borrowing) return null;
     const plays = this.legalOf("lay_off", "swap_joker", "borrow");
-    if (plays.length) {
-      buttons.append(h("details#plays.plays", {}, h("summary", { text: `Possible plays (${plays.length})` }),
-        plays.map((a) => actionButton(a, v, ".small.secondary", () => this.act(a)))));
-    }
+    if (!plays.length) return null;
+    return h("details#plays.plays", { open: this.playsOpen || null, ontoggle: (e) => { this.playsOpen = e.target.open; } },
+      h("summary", { text: `Possible plays (${plays.length})` }),
+      plays.map((a) => actionButton(a, this.view, ".small.secondary", () => this.act(a))));
   }
 
   renderGoDown() {
     const suggestion = this.legal.find((a) => a.type === "go_down");
-    if (!suggestion) return h("div");
-    const box = h("section#go-down.panel.godown");
+    if (!suggestion) return null;
+    const box = h("section#go-down.godown");
     const meldRow = (cards, onCard) => h("div.meld", {}, cards.map((c, k) => {
       const ce = cardElement(c);
       ce.classList.add("small");
@@ -844,20 +1230,20 @@ class TableClient {
       return ce;
     }));
     if (!this.editing) {
-      box.append(h("h3", { text: "You can go down" }),
+      box.append(h("div.godown-row", {}, h("h3", { text: "You can go down" }),
         h("div.melds-row", {}, suggestion.melds.map((m) => meldRow(m))),
         h("div.actions", {},
-          h("button#go-down-accept", { type: "button", text: "Go down like this", onclick: () => this.act(suggestion) }),
+          h("button#go-down-accept", { type: "button", "aria-keyshortcuts": "Enter", text: "Go down like this", onclick: () => this.act(suggestion) }),
           h("button#go-down-edit.secondary", { type: "button", text: "Change it", onclick: () => {
             this.editing = suggestion.melds.map((m) => [...m]);
             this.selected.clear();
             this.render();
-          } })));
+          } }))));
       return box;
     }
     const sel = this.selectedCards();
     box.append(h("h3", { text: "Your go-down" }),
-      h("p.muted", { text: "Click a card in a meld to take it back; select cards in your hand and add them to a meld." }));
+      h("p.muted.small-text", { text: "Click a card in a meld to take it back; select cards in your hand and add them to a meld." }));
     // each group in the server's order where the suggested go-down has these cards as a meld
     const order = (group) => meldOrder(group, suggestion.melds);
     this.editing.forEach((group, gi) => {
@@ -886,19 +1272,25 @@ class TableClient {
       return area;
     }
     const used = this.usedByEditor();
-    const hand = h("div#hand.hand", { role: "list", "aria-label": "your hand" });
+    const hand = h("div#hand.hand", { role: "list", "aria-label": `your hand, ${plural(this.handOrder.length, "card")}` });
     this.handOrder.forEach((c, i) => {
       const el = cardElement(c, { tag: "button" });
       el.type = "button";
       el.setAttribute("role", "listitem");
       el.dataset.index = String(i);
-      if (this.selected.has(i)) el.classList.add("selected");
+      if (this.selected.has(i)) { el.classList.add("selected"); el.setAttribute("aria-pressed", "true"); }
       if (used.has(i)) el.classList.add("used");
-      if (this.newCards.has(c)) el.classList.add("new");
+      if (this.newCards.has(c)) {
+        el.classList.add("new");
+        if (this.fx.hand) el.classList.add("fx-in");
+      }
+      // one card of the hand is in the tab order (the arrow keys move along the rest)
+      el.tabIndex = i === this.cursor ? 0 : -1;
       if (this.hintAction && this.hintAction.card === c && (this.hintAction.type !== "go_down")) {
         if (!hand.querySelector(".hinted")) el.classList.add("hinted");
       }
       if (isWild(c, this.wilds)) el.classList.add("wild-card");
+      el.addEventListener("focus", () => { this.cursor = i; });
       this.attachDrag(el, i, used);
       hand.append(el);
     });
@@ -911,9 +1303,9 @@ class TableClient {
         this.saveOrder();
         this.render();
       } });
-    area.append(h("div.hand-tools", {}, h("span", { text: `Your hand (${this.handOrder.length})` }),
+    area.append(h("div.hand-tools", {}, h("span.hand-title", { text: `Your hand (${this.handOrder.length})` }),
       sorter("rank", "By rank"), sorter("suit", "By suit"),
-      h("span.muted.small-text", { text: this.sortMode === "manual" ? "your order" : "drag to reorder" })), hand);
+      h("span.muted.small-text.hide-narrow", { text: this.sortMode === "manual" ? "your order" : "drag to reorder" })), hand);
     return area;
   }
 
@@ -931,11 +1323,12 @@ class TableClient {
   // drag to reorder with pointer events (mouse and touch alike); a press without movement
   // is a click that selects the card
   attachDrag(el, index, used) {
-    // the keyboard (Enter or Space on a focused card) selects too; a pointer's click is
-    // handled by the pointer events below (a keyboard click has detail 0)
+    // the keyboard (Space, or Enter with no go-down to confirm) selects too; a pointer's click
+    // is handled by the pointer events below (a keyboard click has detail 0)
     el.addEventListener("click", (e) => {
       if (e.detail !== 0 || used.has(index)) return;
       this.toggleSelected(index);
+      this.cursor = index;
       this.render();
       const again = this.root.querySelector(`#hand .card[data-index="${index}"]`);
       if (again) again.focus();
@@ -973,6 +1366,7 @@ class TableClient {
         } else if (ev.type === "pointerup") {
           if (used.has(index)) return;
           this.toggleSelected(index);
+          this.cursor = index;
           this.render();
         } else if (this.pendingRender) {
           this.render();
@@ -1038,39 +1432,190 @@ class TableClient {
     this.render();
   }
 
-  // ---- scores, log, clocks -----------------------------------------------------------------
+  /** Ask for the discard in the open window (b), or say no thanks (n). */
+  windowKey(on) {
+    const kind = this.intents.includes("call") ? "call" : this.intents.includes("buy") ? "buy" : null;
+    if (!kind) return false;
+    if (on && this.asking[kind]) return true;
+    this.asking[kind] = on;
+    if (!on) this.declined[kind] = true;
+    this.send({ type: "intent", kind, on });
+    this.render();
+    return true;
+  }
 
-  renderScores(inline) {
+  // ---- keys --------------------------------------------------------------------------------
+
+  onKey(e) {
+    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
+    const target = e.target;
+    if (target && (["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName) || target.isContentEditable)) return;
+    if (e.key === "Escape") {
+      if (this.overlay || this.drawer || this.choice) {
+        this.overlay = null; this.drawer = false; this.choice = null;
+        e.preventDefault();
+        this.render();
+      } else if (this.pauseShown() && !this.pause) {
+        this.handEndOpen = false;
+        this.render();
+      }
+      return;
+    }
+    if (!this.view) return;
+    if (e.key === "?") { this.overlay = this.overlay === "keys" ? null : "keys"; e.preventDefault(); this.render(); return; }
+    if (this.overlay || this.pauseShown()) return;
+    const onCard = target && target.matches && target.matches("#hand .card");
+    const onControl = target && target.closest && target.closest("button, a, summary, [role=button]") && !onCard;
+    const n = this.handOrder.length;
+    switch (e.key) {
+      case "ArrowLeft":
+      case "ArrowRight": {
+        if (!n || (onControl && !target.closest("#dock"))) return;
+        const step = e.key === "ArrowLeft" ? -1 : 1;
+        this.cursor = onCard ? (Number(target.dataset.index) + step + n) % n : Math.min(this.cursor, n - 1);
+        const el = this.root.querySelector(`#hand .card[data-index="${this.cursor}"]`);
+        if (el) {
+          for (const c of this.root.querySelectorAll("#hand .card")) c.tabIndex = -1;
+          el.tabIndex = 0;
+          el.focus();
+        }
+        e.preventDefault();
+        return;
+      }
+      case " ":
+        if (onCard || onControl || !n) return; // a focused button takes its own Space
+        this.toggleSelected(this.cursor);
+        e.preventDefault();
+        this.render();
+        return;
+      case "Enter": {
+        if (onControl) return;
+        const go = this.legal.find((a) => a.type === "go_down");
+        if (go && !this.editing) { e.preventDefault(); this.act(go); }
+        return;
+      }
+      case "d":
+        if (this.myTurnPlay() && this.selected.size === 1) { e.preventDefault(); this.discardSelected(); }
+        return;
+      case "s": {
+        const a = this.legal.find((x) => x.type === "draw");
+        if (a) { e.preventDefault(); this.act(a); }
+        return;
+      }
+      case "t": {
+        const a = this.legal.find((x) => x.type === "take_discard");
+        if (a) { e.preventDefault(); this.act(a); }
+        return;
+      }
+      case "b":
+        if (this.windowKey(true)) e.preventDefault();
+        return;
+      case "n":
+        if (this.windowKey(false)) e.preventDefault();
+        return;
+      default:
+    }
+  }
+
+  // ---- overlays: scores, keys, the end of a hand -------------------------------------------
+
+  renderScoreSheet(inline) {
     const v = this.view;
     const table = h("table#score-sheet.scores", {},
       h("thead", {}, h("tr", {}, h("th", { text: "Hand" }), v.players.map((p) => h("th", { text: p })))),
       h("tbody", {}, v.scores.map((row, k) => h("tr", {}, h("td", { text: String(k + 1) }), row.map((x) => h("td", { text: String(x) }))))),
       h("tfoot", {}, h("tr", {}, h("th", { text: "Total" }), v.totals.map((x, i) => h("th", { class: v.winners.includes(i) ? "winner" : "", text: String(x) })))));
-    if (v.phase === "over" || inline) {
-      return h("section#final-scores.panel", {}, h("h3", { text: "Score sheet" }), table);
+    if (inline) return h("section#final-scores.panel", {}, h("h3", { text: "Score sheet" }), table);
+    return v.scores.length ? table : h("p.muted", { text: "No hand has ended yet." });
+  }
+
+  sheet(id, title, body, foot) {
+    const close = () => { this.overlay = null; this.render(); };
+    return h(`div#${id}.overlay`, { role: "dialog", "aria-modal": "true", "aria-label": title, onclick: (e) => { if (e.target.id === id) close(); } },
+      h("div.sheet", {}, h("div.sheet-head", {}, h("h3", { text: title }),
+        h("button.small.secondary.close", { type: "button", "aria-label": "close", text: "✕", onclick: close })),
+      h("div.sheet-body", {}, body), foot ? h("div.sheet-foot", {}, foot) : null));
+  }
+
+  renderScoresOverlay() {
+    return this.sheet("score-dialog", "Score sheet", this.renderScoreSheet(false));
+  }
+
+  renderKeys() {
+    return this.sheet("keys-help", "Keys", h("dl.keys", {}, KEYS.map(([k, what]) => [h("dt", {}, h("kbd", { text: k })), h("dd", { text: what })])));
+  }
+
+  /** The end of a hand: who went out, everyone's cards left with the points, the totals, and
+   * the next hand's countdown with the button to say you are ready. */
+  renderHandEnd() {
+    const v = this.view;
+    const e = this.handEnd;
+    const n = v.players.length;
+    const lastRow = v.scores.length ? v.scores[v.scores.length - 1] : null;
+    const handNo = e ? e.hand_number : Math.max(1, v.scores.length);
+    const points = e ? e.points : lastRow || new Array(n).fill(null);
+    const totals = e ? e.totals : v.totals;
+    const out = e ? e.went_out || [] : [];
+    const over = v.phase === "over";
+    const rows = v.players.map((p, i) => {
+      const cards = e && e.hands ? e.hands[i] || [] : null;
+      return h("tr", { dataset: { seat: String(i) }, class: out.includes(i) ? "went-out" : "" },
+        h("th", { scope: "row" }, h("span", { text: p + (i === this.seat ? " (you)" : "") }),
+          out.includes(i) ? h("span.badge", { text: "out" }) : null,
+          e && e.down && !e.down[i] ? h("span.badge.off", { text: "not down" }) : null),
+        h("td.end-cards", {}, cards === null ? h("span.muted", { text: "—" }) :
+          cards.length ? h("div.end-hand", { dataset: { seat: String(i) }, role: "list", "aria-label": `${p}'s cards left` }, cards.map((c) => {
+            const ce = cardElement(c);
+            ce.classList.add("small");
+            ce.setAttribute("role", "listitem");
+            return ce;
+          })) : h("span.muted", { text: "no cards" })),
+        h("td.end-points", { text: points[i] === null || points[i] === undefined ? "" : String(points[i]) }),
+        h("td.end-total", { text: String(totals[i]) }));
+    });
+    const body = [
+      h("p.end-who", { text: out.length ? `${names(out.map((s) => s === this.seat ? "You" : this.name(s)))} went out.` :
+        e ? "Nobody went out." : "" }),
+      h("table.end-table", {}, h("thead", {}, h("tr", {}, h("th", { text: "Player" }), h("th", { text: "Cards left" }),
+        h("th", { text: "Points" }), h("th", { text: "Total" }))), h("tbody", {}, rows)),
+    ];
+    if (e && e.melds && e.melds.length) {
+      body.push(h("details.end-melds", {}, h("summary", { text: `Melds on the table (${e.melds.length})` }),
+        h("div.melds", {}, e.melds.map((m, i) => meldElement(m, i, null, v.players, this.seat)))));
     }
-    const dialog = h("dialog#score-dialog", {}, h("h3", { text: "Score sheet" }),
-      v.scores.length ? table : h("p.muted", { text: "No hand has ended yet." }),
-      h("form", { method: "dialog" }, h("button", { text: "Close" })));
-    return dialog;
-  }
-
-  setDeadline(d) {
-    this.deadline = d ? { ...d, end: Date.now() + d.ms_left } : null;
-  }
-
-  renderLog() {
-    return h("section#log.panel.log", {}, h("h3", { text: "Moves" }),
-      h("ol.log-lines", {}, this.log.slice(-100).map((t) => h("li", { text: t }))));
+    const foot = [];
+    if (this.pause) {
+      const waiting = (this.pause.waiting || []).filter((s) => s !== this.seat).map((s) => this.name(s));
+      foot.push(h("span#pause-clock.clock", { dataset: { clockPause: "1" } }));
+      if (this.seat !== null && !this.readySent) {
+        foot.push(h("button#next-hand", { type: "button", text: "Next hand", onclick: () => {
+          this.readySent = true;
+          this.send({ type: "ready" });
+          this.render();
+        } }));
+      } else {
+        foot.push(h("span#ready-wait.muted", { text: waiting.length ? `Waiting for ${names(waiting)}…` : "Starting…" }));
+      }
+    } else {
+      foot.push(h("button#hand-end-close", { type: "button", text: over ? "See the final scores" : "Close", onclick: () => { this.handEndOpen = false; this.render(); } }));
+    }
+    return h("div#hand-end.overlay.hand-end", { role: "dialog", "aria-modal": "true", "aria-label": `Hand ${handNo} over` },
+      h("div.sheet", {}, h("div.sheet-head", {}, h("h3", { text: over ? `Hand ${handNo} over: the game is over` : `Hand ${handNo} over` })),
+        h("div.sheet-body", {}, ...body), h("div.sheet-foot", {}, ...foot)));
   }
 
   updateClocks() {
     const d = this.deadline;
+    const now = Date.now();
     for (const el of this.root.querySelectorAll("[data-clock-seat]")) {
       const on = d && d.kind === "turn" && String(d.seat) === el.dataset.clockSeat;
-      el.textContent = on ? `⏱ ${Math.max(0, Math.ceil((d.end - Date.now()) / 1000))} s` : "";
+      el.textContent = on ? `⏱ ${secs(d.end - now)} s` : "";
     }
     const b = this.root.querySelector("[data-clock-buy]");
-    if (b && d && d.kind === "buy") b.textContent = `buying closes in ${Math.max(0, Math.ceil((d.end - Date.now()) / 1000))} s`;
+    if (b && d && (d.kind === "buy" || d.kind === "call")) b.textContent = `closes in ${secs(d.end - now)} s`;
+    const bar = this.root.querySelector("#window-bar:not(.open-ended)");
+    if (bar && d && d.total > 0) bar.style.setProperty("--left", String(Math.max(0, Math.min(1, (d.end - now) / d.total))));
+    const p = this.root.querySelector("[data-clock-pause]");
+    if (p && this.pause) p.textContent = `Next hand in ${secs(this.pause.end - now)} s`;
   }
 }

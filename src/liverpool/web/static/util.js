@@ -4,6 +4,8 @@
 // Domain words: seat, token, join secret (the "#join=..." part of a private table's share
 // link), share link, table summary, action (docs/rules.md (Records) form).
 
+import { cardText, cardsText, meldName } from "./cards.js";
+
 /** h("div#id.cls", {attr}, ...children): a tiny element builder. */
 export function h(tag, attrs, ...children) {
   const name = tag.match(/^[a-z0-9]*/i)[0] || "div";
@@ -174,29 +176,28 @@ export async function copyText(text, input) {
 
 const END_WORDS = { low: "low end", high: "high end" };
 
-/** The words on a button for an action of this seat. */
-export function actionLabel(a, view) {
-  const top = view && view.discard.length ? view.discard[view.discard.length - 1] : "";
-  const meldName = (i) => {
-    const m = view && view.melds[i];
-    return m ? `${view.players[m.owner]}'s ${m.kind} ${m.cards.join(" ")}` : `meld ${i}`;
-  };
+/** The words on a button for an action of this seat (cards as "10♥", melds by owner and kind). */
+export function actionLabel(a, view, mySeat = null) {
+  const top = view && view.discard.length ? cardText(view.discard[view.discard.length - 1]) : "";
+  const seat = mySeat === null || mySeat === undefined ? (view ? view.seat : null) : mySeat;
+  const name = (i) => meldName(view && view.melds[i], view && view.players, seat);
+  const c = (code) => cardText(code);
   switch (a.type) {
     case "draw": return "Draw from the stock";
     case "take_discard": return `Take ${top}`;
     case "no_draw": return "Lay off instead of drawing";
     case "buy": return a.depth && a.depth > 1 ? `Buy ${a.depth} cards deep` : `Buy ${top}`;
     case "pass": return "Pass";
-    case "go_down": return "Go down: " + a.melds.map((m) => m.join(" ")).join(" | ");
-    case "lay_off": return `Lay ${a.card} on ${meldName(a.meld)}` + (a.end ? ` (${END_WORDS[a.end]})` : "");
-    case "swap_joker": return `Swap ${a.card} for the wild in ${meldName(a.meld)}` + (a.wild ? ` (${a.wild})` : "");
-    case "borrow": return `Borrow ${a.card} from ${meldName(a.meld)} to lay ${a.new_meld.join(" ")}`;
-    case "discard": return `Discard ${a.card}`;
+    case "go_down": return "Go down: " + a.melds.map((m) => cardsText(m)).join(" | ");
+    case "lay_off": return `Lay ${c(a.card)} on ${name(a.meld)}` + (a.end ? ` (${END_WORDS[a.end]})` : "");
+    case "swap_joker": return `Swap ${c(a.card)} for the wild in ${name(a.meld)}` + (a.wild ? ` (${c(a.wild)})` : "");
+    case "borrow": return `Borrow ${c(a.card)} from ${name(a.meld)} to lay ${cardsText(a.new_meld)}`;
+    case "discard": return `Discard ${c(a.card)}`;
     case "call":
       return a.meld === undefined ? `Call ${top}` :
-        `Call: lay ${top} on ${meldName(a.meld)}` + (a.end ? ` (${END_WORDS[a.end]})` : "");
+        `Call: lay ${top} on ${name(a.meld)}` + (a.end ? ` (${END_WORDS[a.end]})` : "");
     case "give": return view && view.discarder !== null && view.discarder !== undefined ?
-      `Give ${a.card} to ${view.players[view.discarder]}` : `Give ${a.card}`;
+      `Give ${c(a.card)} to ${view.players[view.discarder]}` : `Give ${c(a.card)}`;
     case "cut": return `Cut ${a.count}`;
     default: return a.type;
   }
