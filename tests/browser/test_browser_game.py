@@ -64,7 +64,7 @@ def test_two_friends_and_a_bot_play_a_hand(server: Server, make_player: Any) -> 
                     before = len(bea.hand())
                     bea.page.click("#may-i")
                     ann.page.wait_for_selector("#buy-requests:has-text('Bea')")
-                    ann.shot("may-i")
+                    ann.shot("may-i-asked")
                     ann.perform({"type": "draw", "player": 0})
                     bea.page.wait_for_function(COUNT_IS, arg=before + 2)
                     assert any("Bea buys" in line for line in bea.log())

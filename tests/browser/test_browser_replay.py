@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cardtext import symbolize
+from .cardtext import name_melds, symbolize
 from .conftest import Server, finished_game
 
 HAND_CARDS = ("els => els.map(h => [...h.querySelectorAll('.card')]"
@@ -31,10 +31,13 @@ def test_replay_steps_through_the_servers_steps(server: Server, make_player: Any
                 "melds": page.locator("#replay-melds .meld").count(),
                 "pos": page.inner_text("#replay-pos")}
 
+    wilds = {"JK", *(("2S", "2H", "2D", "2C") if replay["deuces_wild"] else ())}
+
     def at(i: int) -> None:
         got = shown()
         s = steps[i]
-        assert got == {"text": symbolize(f"Hand {s['hand']}: {s['event']}"), "kind": s["kind"],
+        line = name_melds(f"Hand {s['hand']}: {s['event']}", replay["players"], wilds)
+        assert got == {"text": symbolize(line), "kind": s["kind"],
                        "hands": s["hands"], "melds": len(s["melds"]),
                        "pos": f"{i} / {len(steps) - 1}"}, i
 

@@ -104,6 +104,28 @@ export function kindFromCards(codes, wilds) {
   return null;
 }
 
+const TOKEN = "(?:10|[2-9AJQK])[SHDC]|JK";
+const CARDS_RE = `((?:(?:${TOKEN}) )*(?:${TOKEN}))(?=$|[ .,;:)|])`;
+
+/**
+ * A line of the server's text with the melds it names by their cards ("on Ann's 5H JK 7H",
+ * "the wild in 7S 7D JK") named by kind where their natural cards say it ("on Ann's run of
+ * hearts", "the wild in the set of 7s"); `players` are the seat names, `wilds` the table's wild
+ * cards. Other text is left as it is (card tokens as the server wrote them).
+ */
+export function nameMeldsInText(text, players, wilds) {
+  let out = String(text).replace(new RegExp(`(\\S[^']*?)'s ${CARDS_RE}`, "g"), (all, who, cards) => {
+    const owner = (players || []).find((p) => p && who.endsWith(p));
+    const kind = owner ? kindFromCards(cards.split(" "), wilds) : null;
+    return kind ? `${who}'s ${kind}` : all;
+  });
+  out = out.replace(new RegExp(`the wild in ${CARDS_RE}`), (all, cards) => {
+    const kind = kindFromCards(cards.split(" "), wilds);
+    return kind ? `the wild in the ${kind}` : all;
+  });
+  return out;
+}
+
 export function isWild(code, wilds) {
   return wilds.has(code);
 }

@@ -3,7 +3,7 @@
 // forwards, back, by hand, or on its own, cards in the page's one notation ("10♥"). Domain words: step (the deal of a hand or one action,
 // with the table after it), hand end (the board a hand was scored on), score sheet.
 
-import { cardElement, meldElement, richText, symbolize } from "./cards.js";
+import { cardElement, meldElement, nameMeldsInText, richText, symbolize } from "./cards.js";
 import { api, errorText, h } from "./util.js";
 
 export async function showReplay(root, tableId) {
@@ -29,6 +29,13 @@ class ReplayView {
     this.steps = replay.steps;
     this.at = 0;
     this.timer = null;
+    // the wild cards of the game, to name melds in the lines by their natural cards
+    this.wilds = new Set(["JK", ...(replay.deuces_wild ? ["2S", "2H", "2D", "2C"] : [])]);
+  }
+
+  /** A step's line as people read it: cards as "10♥", melds named by owner and kind. */
+  words(text) {
+    return nameMeldsInText(text, this.replay.players, this.wilds);
   }
 
   start() {
@@ -103,12 +110,12 @@ class ReplayView {
       s.melds.map((m, i) => m.owner !== o ? null : meldElement(m, i, null, r.players))))
       : [h("p.muted", { text: "No melds on the table." })]);
     const list = h("ol.replay-actions", { start: "0" }, this.steps.map((st, i) =>
-      h("li" + (i === this.at ? ".current" : "") + (st.kind === "deal" ? ".deal" : ""), { text: symbolize(st.event), onclick: () => this.go(i) })));
+      h("li" + (i === this.at ? ".current" : "") + (st.kind === "deal" ? ".deal" : ""), { text: symbolize(this.words(st.event)), onclick: () => this.go(i) })));
     const panel = h("section.panel.replay", {},
       h("h2", { text: `Replay of table ${this.id}` }),
       h("p.muted", { text: `${r.rules.preset} rules · ${r.players.join(", ")} · ${r.actions} actions` }),
       controls,
-      h("div#replay-step.replay-step", { dataset: { kind: s.kind, hand: String(s.hand) } }, richText(`Hand ${s.hand}: ${s.event}`)),
+      h("div#replay-step.replay-step", { dataset: { kind: s.kind, hand: String(s.hand) } }, richText(`Hand ${s.hand}: ${this.words(s.event)}`)),
       h("div.center", {},
         h("span", { text: "discard: " }), s.discard ? cardElement(s.discard) : h("span", { text: "-" }),
         h("span#replay-stock", { text: `stock: ${s.stock} card${s.stock === 1 ? "" : "s"}` })),

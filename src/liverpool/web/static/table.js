@@ -14,8 +14,8 @@
 // was scored), go-down helper, lay-off, swap, borrow, dock (hand and action bar), drawer.
 
 import {
-  cardBack, cardElement, cardText, cardsText, contractText, isWild, kindFromCards, meldElement,
-  meldKindText, meldName, meldOrder, richText, sortCards, symbolize,
+  cardBack, cardElement, cardText, cardsText, contractText, isWild, meldElement,
+  meldKindText, meldName, meldOrder, nameMeldsInText, richText, sortCards, symbolize,
 } from "./cards.js";
 import {
   PRIVATE_TABLE, absoluteUrl, actionLabel, api, copyText, errorText, forgetSecret, forgetSeat,
@@ -510,9 +510,10 @@ class TableClient {
   addLog(text, event = null, before = null) {
     const pass = (event && event.action && event.action.type === "pass") || PASS_LINE.test(text);
     const m = text.match(PASS_LINE);
-    this.log.push({ text: this.logWords(text, event, before), pass: pass && m ? m[1] : null });
+    const words = this.logWords(text, event, before);
+    this.log.push({ text: words, pass: pass && m ? m[1] : null });
     if (this.log.length > 4 * LOG_MAX) this.log.splice(0, this.log.length - 2 * LOG_MAX);
-    if (!pass && event) this.announce(symbolize(text));
+    if (!pass && event) this.announce(words);
   }
 
   /** The server's log text with melds named: "lays 7H on Ann's 5H 6H 7H" -> "lays 7♥ on Ann's
@@ -529,17 +530,7 @@ class TableClient {
       if (text.includes(cards)) return symbolize(text.replace(cards, name));
     }
     const players = (this.view && this.view.players) || (this.table ? this.table.seats.map((s) => s.name || "") : []);
-    const token = "(?:10|[2-9AJQK])[SHDC]|JK";
-    const cardsRe = `((?:(?:${token}) )*(?:${token}))(?=$|[ .,;:)|])`;
-    let out = text.replace(new RegExp(`(\\S[^']*?)'s ${cardsRe}`, "g"), (all, who, cards) => {
-      const owner = players.find((p) => p && who.endsWith(p));
-      const kind = owner ? kindFromCards(cards.split(" "), this.wilds) : null;
-      return kind ? `${who}'s ${kind}` : all;
-    });
-    out = out.replace(new RegExp(`the wild in ${cardsRe}`), (all, cards) => {
-      const kind = kindFromCards(cards.split(" "), this.wilds);
-      return kind ? `the wild in the ${kind}` : all;
-    });
+    const out = nameMeldsInText(text, players, this.wilds);
     return symbolize(out);
   }
 
