@@ -763,8 +763,8 @@ class TableClient {
     const tools = [];
     if (v) {
       tools.push(
-        h("button#rules-button.small.secondary", { type: "button", text: "Rules", "aria-pressed": String(this.side === "rules"), onclick: () => this.openSide("rules") }),
-        h("button#log-button.small.secondary", { type: "button", text: "Moves", "aria-pressed": String(this.side === "log"), onclick: () => this.openSide("log") }),
+        h("button#rules-button.small.secondary", { type: "button", text: "Rules", "aria-expanded": String(this.drawer && this.side === "rules"), "aria-controls": "side", onclick: () => this.openSide("rules") }),
+        h("button#log-button.small.secondary", { type: "button", text: "Moves", "aria-expanded": String(this.drawer && this.side === "log"), "aria-controls": "side", onclick: () => this.openSide("log") }),
         h("button#scores-button.small.secondary", { type: "button", text: "Scores", onclick: () => { this.overlay = this.overlay === "scores" ? null : "scores"; this.render(); } }),
         h("button#four-color.small.secondary", { type: "button", title: "four-colour deck: ♠ black, ♥ red, ♦ blue, ♣ green",
           "aria-pressed": String(this.fourColor), onclick: () => this.toggleFourColor() },
