@@ -9,6 +9,10 @@ Domain words: viewport (the part of the page the window shows), dock (the hand a
 bar, fixed at the bottom of the game screen), window ("May I?" while a bot waits for the
 people), hand end (the update that ends a hand, with everyone's cards left), pause (the table
 holding the next hand), stacked deck (a test-only ``deals`` entry).
+
+The docs' screenshots come from here and from test_browser_game (replay.png): run these two
+files with LIVERPOOL_SHOTS=DIR and copy lobby, table, phone, may-i, end-of-hand and replay
+into docs/img.
 """
 
 from __future__ import annotations
@@ -401,8 +405,9 @@ def test_the_lobby_describes_presets_and_labels_every_option(server: Server,
 
 def test_keys_play_a_turn(server: Server, make_player: Any) -> None:
     """The keyboard alone: s draws, the arrows move along the hand, Space selects, d discards;
-    ? shows the keys; the four-colour deck is kept for next time."""
-    ann = make_player("Ann", viewport=DESKTOP)
+    ? shows the keys; the four-colour deck is kept for next time. The system asks for reduced
+    motion: the drawn card is marked but does not move."""
+    ann = make_player("Ann", viewport=DESKTOP, reduced_motion="reduce")
     page = ann.page
     people_table(server, ann, {"hands": [1]}, BUY_DEAL, "KC")
     page.click("#start")
@@ -412,6 +417,9 @@ def test_keys_play_a_turn(server: Server, make_player: Any) -> None:
     page.keyboard.press("s")
     ann.wait_version_after(before)
     page.wait_for_selector(".table-page[data-legal~='discard']")
+    moving = page.eval_on_selector_all(
+        "#hand .card.new", "es => es.map(e => getComputedStyle(e).animationName)")
+    assert moving and all(name == "none" for name in moving), moving
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     focused = page.evaluate("() => document.activeElement.dataset.index")
