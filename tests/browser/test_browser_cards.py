@@ -99,7 +99,8 @@ def test_melds_show_the_servers_wilds_and_arrangements_match_the_engine(
             # ... and the page shows exactly it: a tag on each wild, none on a natural
             assert got["index"] == str(i) and got["kind"] == case["meld"]["kind"]
             assert got["cards"] == case["cards"], (preset, case)
-            assert got["tags"] == [None if s is None else "=" + symbolize(s) for s in case["stands"]]
+            assert got["tags"] == [None if s is None else "=" + symbolize(s)
+                                   for s in case["stands"]]
             assert got["wild"] == [s is not None for s in case["stands"]]
             # picked cards the server lists as a meld go in its order; others go as picked
             # (the server arranges them: Game.arranged), the page knowing no rule of melds

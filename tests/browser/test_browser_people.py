@@ -17,6 +17,7 @@ into docs/img.
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 import time
@@ -123,7 +124,6 @@ def test_the_hand_and_the_action_bar_stay_on_screen(server: Server, make_player:
     phone = size is PHONE
     ann = make_player("Ann", viewport=size, **({"has_touch": True, "is_mobile": True}
                                               if phone else {}))
-    tag = "phone" if phone else "desktop"
     page = ann.page
 
     # the lobby: the create button stays at hand (a sticky bar), no sideways scroll
@@ -233,7 +233,7 @@ def test_a_person_buys_through_the_window_and_says_no_thanks(server: Server,
     # passes in a row read as one line
     lines = log_lines(ann)
     passes = [line.endswith(" pass") or line.endswith(" passes") for line in lines]
-    assert not any(a and b for a, b in zip(passes, passes[1:], strict=False)), lines
+    assert not any(a and b for a, b in itertools.pairwise(passes)), lines
 
     # the next discard opens the window again; "n" says no thanks and the bot goes on at once
     # (long before the 30 s window)
@@ -394,7 +394,8 @@ def test_the_lobby_describes_presets_and_labels_every_option(server: Server,
     sheet = summary["rules_sheet"]
     headings = page.eval_on_selector_all("#rules-panel h4", "hs => hs.map(h => h.textContent)")
     assert headings == [s[0] for s in sheet]
-    current = page.eval_on_selector_all("#rules-panel li.current", "ls => ls.map(l => l.textContent)")
+    current = page.eval_on_selector_all("#rules-panel li.current",
+                                        "ls => ls.map(l => l.textContent)")
     assert len(current) == 1 and current[0].startswith("1.") and "(this hand)" in current[0]
     assert page.inner_text("#my-buys") == "Your buys: 0 of 2 this hand."
     changes = page.eval_on_selector_all("#rules-panel ul:last-of-type li",

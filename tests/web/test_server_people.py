@@ -106,3 +106,19 @@ async def test_a_tables_waits_are_checked(sqlite_url: str) -> None:
         t = await srv.create([{"kind": "human"}, {"kind": "bot", "level": "basic"}],
                              rules="arena", buy_window=0, hand_pause=12.5)
         assert t["table"]["buy_window"] == 0 and t["table"]["hand_pause"] == 12.5
+
+
+async def test_a_reload_during_the_pause_comes_back_to_it(sqlite_url: str) -> None:
+    async with serve(sqlite_url) as srv:
+        tid, token, ann = await _table(srv, hand_pause=120, turn_timer=0.05,
+                                       overrides={"hands": [1, 2], "turn_limit": 2})
+        await ann.until(lambda m: m["type"] == "update" and "hand_end" in m["event"],
+                        timeout=60)
+        await ann.close()  # the page reloads: its only person is gone for a moment
+        owner = srv.app.state.registry.owners[tid]
+        back = await srv.client(tid, token, version=-1)
+        sync = await back.until(lambda m: m["type"] == "sync")
+        assert owner.paused and sync["pause"]["waiting"] == [0]
+        await back.send({"type": "ready"})
+        assert (await back.until(lambda m: m["type"] == "pause", timeout=30))["pause"] is None
+        await back.close()

@@ -255,7 +255,9 @@ class TableOwner(TablePlay):
             if self.status == "playing" and s.kind == "human":
                 self._start_grace(s)
             self._broadcast_lobby()
-            if self.paused and not self._awaited():  # the last person looking has gone
+            # a pause ends when the people still here are all ready; one whose last person
+            # has gone runs out on its own clock (a reload comes back to the end-of-hand screen)
+            if self.paused and self._awaited_people() and not self._awaited():
                 await self.end_pause()
 
     def _check_player(self, conn: Conn) -> int | None:

@@ -222,6 +222,10 @@ function createForm() {
   const timerInput = (id) => h("input#" + id, { type: "number", min: String(lim.min_timer), max: String(lim.max_timer), step: "any", placeholder: "none", inputmode: "numeric" });
   const turnTimer = timerInput("turn-timer");
   const buyTimer = timerInput("buy-timer");
+  // how long bots wait for a person's "May I?", and the end-of-hand pause (empty: the server's)
+  const secondsInput = (id, max, hint) => h("input#" + id, { type: "number", min: "0", max: String(max), step: "any", placeholder: hint, inputmode: "numeric" });
+  const buyWindow = secondsInput("buy-window", 60, "5");
+  const handPause = secondsInput("hand-pause", 300, "30");
   const listed = h("input#public", { type: "checkbox" }); // private unless the host lists it
   const knobs = h("div.knobs");
   const changedCount = h("span#knobs-changed.muted");
@@ -333,7 +337,8 @@ function createForm() {
     }
     const timer = (el) => el.value === "" ? null : Number(el.value);
     const body = { nickname: name, rules: presetValue(), overrides, seats, turn_timer: timer(turnTimer),
-      buy_timer: timer(buyTimer), public: listed.checked };
+      buy_timer: timer(buyTimer), buy_window: timer(buyWindow), hand_pause: timer(handPause),
+      public: listed.checked };
     setNickname(name);
     try {
       const res = await api("POST", "/api/tables", body);
@@ -354,6 +359,8 @@ function createForm() {
     if (field === "nickname") return nickname;
     if (field === "turn_timer") return turnTimer;
     if (field === "buy_timer") return buyTimer;
+    if (field === "buy_window") return buyWindow;
+    if (field === "hand_pause") return handPause;
     if (field === "rules") return preset.querySelector("input[name=preset]:checked");
     const seat = field.match(/^seats\[(\d+)\]/);
     if (seat) return seatRows.querySelector(`select[data-seat="${Number(seat[1])}"]`);
@@ -368,7 +375,9 @@ function createForm() {
     seatRows,
     h("div.timers", {},
       h("label", {}, "Turn timer (s)", turnTimer),
-      h("label", {}, "Buy timer (s)", buyTimer)),
+      h("label", {}, "Buy timer (s)", buyTimer),
+      h("label", { title: "Seconds the computer players wait for you to say May I? before they draw" }, "May I? window (s)", buyWindow),
+      h("label", { title: "Seconds the end-of-hand screen stays before the next hand, unless everyone is ready" }, "Hand pause (s)", handPause)),
     h("label.check", {}, listed, "List this table in the lobby (anyone may join)"),
     h("p.muted.small-text", { text: "Otherwise the table is private: only people you send its link to can join." }),
     h("details.rule-options", {}, h("summary", {}, "Rule options", changedCount),
