@@ -77,8 +77,10 @@ def test_lobby_creates_a_table_with_bots_an_option_and_timers(server: Server,
         if clock.startswith("⏱"):
             assert 0 <= int(clock.split()[1]) <= 30
             seen_turn = True
-        if page.locator("#buy-clock").count():
-            seen_buy = seen_buy or "closes in" in page.inner_text("#buy-clock")
+        # read at once: the window's clock may be gone between two calls
+        buy_clock = page.evaluate(
+            "() => (document.querySelector('#buy-clock') || {}).textContent || ''")
+        seen_buy = seen_buy or "closes in" in buy_clock
         if ann.legal():
             ann.perform(ann.hint())
         time.sleep(0.05)
