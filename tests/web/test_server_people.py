@@ -122,3 +122,16 @@ async def test_a_reload_during_the_pause_comes_back_to_it(sqlite_url: str) -> No
         await back.send({"type": "ready"})
         assert (await back.until(lambda m: m["type"] == "pause", timeout=30))["pause"] is None
         await back.close()
+
+
+async def test_the_table_page_gets_the_rules_and_the_list_stays_small(sqlite_url: str) -> None:
+    async with serve(sqlite_url) as srv:
+        t = await srv.create([{"kind": "human"}, {"kind": "bot", "level": "basic"}],
+                             rules="house", overrides={"max_buys": 2}, public=True)
+        full = (await srv.http.get(f"/api/tables/{t['table']['id']}")).json()
+        sheet = dict((heading, lines) for heading, lines in full["rules_sheet"])
+        assert sheet["This table's changes to house"] == ["Buys per hand (empty: no limit): 2"]
+        assert full["knobs"]["max_buys"] == 2 and "2S" in full["wild_cards"]
+        listed = (await srv.http.get("/api/tables")).json()["tables"]
+        assert [x["id"] for x in listed] == [t["table"]["id"]]
+        assert not {"knobs", "rules_sheet", "wild_cards"} & set(listed[0])

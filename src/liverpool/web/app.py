@@ -476,7 +476,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         page: list[dict[str, Any]] = []
         for o in owners[start:start + size]:
             try:  # one table that cannot be shown never breaks the list
-                summary = o.summary()
+                summary = o.summary(full=False)
                 json.dumps(summary, ensure_ascii=False).encode("utf-8")
                 page.append(summary)
             except Exception:

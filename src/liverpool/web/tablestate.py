@@ -156,13 +156,18 @@ class TableState:
         return asyncio.get_running_loop().call_later(max(0.0, delay), self.post, fn, *args)
 
     # ================================================================ summaries, views ======
-    def summary(self) -> dict[str, Any]:
+    def summary(self, full: bool = True) -> dict[str, Any]:
+        """The table as clients see it; ``full`` adds the rule set in force, its rules sheet
+        and its wild cards (the table page needs them, a list of tables does not)."""
+        rules: dict[str, Any] = {}
+        if full:  # so that no page merges a preset with overrides or words a rule itself
+            rules = {"knobs": self.rules.to_json(),
+                     "rules_sheet": [[heading, lines]
+                                     for heading, lines in rules_sheet(self.rules)],
+                     "wild_cards": [card_str(c)
+                                    for c in sorted(wild_cards(self.rules.deuces_wild))]}
         return {
-            "id": self.id, "rules": self.preset, "overrides": self.overrides,
-            # the rule set in force and its wild cards, so that no page merges or reads rules
-            "knobs": self.rules.to_json(),
-            "rules_sheet": [[heading, lines] for heading, lines in rules_sheet(self.rules)],
-            "wild_cards": [card_str(c) for c in sorted(wild_cards(self.rules.deuces_wild))],
+            "id": self.id, "rules": self.preset, "overrides": self.overrides, **rules,
             "status": self.status, "version": self.version, "public": self.public,
             "seats": [{"seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level,
                        "connected": s.kind == "bot" or bool(s.conns), "covered": s.covered}
