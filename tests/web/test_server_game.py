@@ -91,7 +91,7 @@ def check_messages(record: dict[str, Any], first_action_version: int,
                 assert end is not None
                 expected = {
                     "hand_number": end.hand_number,
-                    "went_out": [s for s, h in enumerate(end.hands) if not h],
+                    "went_out": [s for s, out in enumerate(end.out) if out],
                     "hands": [[card_str(c) for c in sorted_cards(h, game.rules.deuces_wild)]
                               for h in end.hands],
                     "melds": [m.to_json() for m in end.melds], "down": list(end.down),

@@ -52,6 +52,7 @@ class HandEnd:
     stock_size: int
     down: tuple[bool, ...]
     buys: tuple[int, ...]
+    out: tuple[bool, ...]  # who went out (a floater, hand empty but not out, did not)
 
 
 # ---- how a field is copied -----------------------------------------------------------------

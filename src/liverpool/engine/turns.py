@@ -168,7 +168,7 @@ class Table(GameState):
         self.last_hand_end = HandEnd(
             self.hand_index + 1, self.dealer, tuple(tuple(h) for h in self.hands),
             tuple(self.melds), tuple(self.discard), len(self.stock), tuple(self.down),
-            tuple(self.buys))
+            tuple(self.buys), tuple(self.out))
         row = []
         for s in range(self.n):
             pts = 0 if self.out[s] else sum(rules.points(c) for c in self.hands[s])

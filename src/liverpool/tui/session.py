@@ -64,19 +64,13 @@ class Event:
     warnings: list[str] = field(default_factory=list)  # "Bob has one card left"
 
 
-def hand_result(game: Game, penalties: Sequence[int], was_out: Sequence[bool],
-                player: int) -> HandResult:
-    """The hand that ``game`` has just ended, ``player``'s action having ended it;
-    ``penalties`` and ``was_out``: each seat's penalty points and out flag just before it."""
-    row = list(game.scores[-1])
-    n = game.n
-    # a seat that went out scores only its penalties of the hand (cards score above zero)
-    out = [s for s in range(n) if row[s] == penalties[s] and (was_out[s] or s == player)]
+def hand_result(game: Game) -> HandResult:
+    """The hand that ``game`` has just ended, as the engine scored it (``last_hand_end``)."""
     end = game.last_hand_end
     assert end is not None
-    left = [[] if s in out else list(end.hands[s]) for s in range(n)]
-    totals = [sum(r[s] for r in game.scores) for s in range(n)]
-    return HandResult(len(game.scores), out, left, row, totals)
+    out = [s for s, went in enumerate(end.out) if went]
+    return HandResult(len(game.scores), out, [list(h) for h in end.hands],
+                      list(game.scores[-1]), list(game.totals))
 
 
 def seat_file_for(record_path: Path) -> Path:
@@ -150,8 +144,6 @@ class Session:
         self._news: list[dict[str, Any]] = []  # the match's events since the last Event
         # the public penalties and out flags before the next action, and (for the hand's result)
         # before the action that ended the last hand, with its player
-        self._before = self._public()
-        self._ending: tuple[tuple[tuple[int, ...], tuple[bool, ...]], int] = (self._before, 0)
         # the same events every host sends (rules with overrides, the bot's seed)
         self.match.start()
         self.match.decision()  # nothing waits on nobody: the game is at a seat's decision
@@ -333,16 +325,9 @@ class Session:
         self.save()
         return self._event(a)
 
-    def _public(self) -> tuple[tuple[int, ...], tuple[bool, ...]]:
-        v = self.game.view_for(self.human)
-        return v.penalties, v.out
-
     def _heard(self, event: dict[str, Any]) -> None:
         """The match's events, in order (every action applied, by anyone, comes through
         here)."""
-        if event["type"] == "action":
-            self._ending = (self._before, event["seat"])
-            self._before = self._public()
         self._news.append(event)
 
     def _event(self, a: Action) -> Event:
@@ -354,7 +339,7 @@ class Session:
                 # a bot's line may name the person too: "Bob lays 8C on your run"
                 ev.text = None if text is None else second_person(text, g.players[self.human])
             elif e["type"] == "hand_end":
-                ev.hand = self._hand_result(*self._ending)
+                ev.hand = hand_result(g)
         self._news.clear()
         for inc in self.match.take_incidents():
             # a bot broke down: say so, as every host does
@@ -373,12 +358,6 @@ class Session:
                     ev.warnings.append(f"{subject(g.players[s], 'has')} one card left")
         ev.game_over = g.over
         return ev
-
-    def _hand_result(self, before: tuple[tuple[int, ...], tuple[bool, ...]],
-                     player: int) -> HandResult:
-        """The hand that just ended, ``player``'s action having ended it; ``before``: the
-        penalties and out flags just before that action."""
-        return hand_result(self.game, *before, player)
 
     # ---- finishing -----------------------------------------------------------------------
     def saved_message(self) -> str:

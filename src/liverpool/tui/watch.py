@@ -75,7 +75,7 @@ class Replayer:
             try:
                 a = Action.from_json(obj)
                 line = describe(game, a) if game.is_legal(a) else None
-                before = (list(game.penalties), list(game.out), len(game.scores))
+                hands = len(game.scores)
                 game.apply(a)
             except (ActionFormatError, IllegalActionError) as e:
                 self.error = f"action {i} is illegal: {e}"
@@ -83,8 +83,8 @@ class Replayer:
             self.actions.append(a)
             # the person who played the recorded game is the player named "You", if any
             self.lines.append(second_person(line or f"{game.players[a.player]} passes"))
-            if len(game.scores) > before[2]:
-                self.results[i + 1] = hand_result(game, before[0], before[1], a.player)
+            if len(game.scores) > hands:
+                self.results[i + 1] = hand_result(game)
                 self.hand_starts.append(i + 1)
                 if not game.over:
                     self.deals.append(self.deal_line(game))

@@ -330,7 +330,7 @@ class TablePlay(TableState):
         assert g is not None and g.last_hand_end is not None
         end = g.last_hand_end
         return {"hand_number": end.hand_number,
-                "went_out": [s for s, h in enumerate(end.hands) if not h],
+                "went_out": [s for s, out in enumerate(end.out) if out],
                 "hands": [[card_str(c) for c in sorted_cards(h, self.rules.deuces_wild)]
                           for h in end.hands],
                 "melds": [m.to_json() for m in end.melds], "down": list(end.down),
