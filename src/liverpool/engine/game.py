@@ -160,7 +160,9 @@ class Game(DrawRules):
 
     def apply(self, action: Action) -> None:
         """Apply a legal action; raise ``IllegalActionError`` (state unchanged) otherwise."""
-        self.prepare(action)()
+        plan = self._check(action)  # (as ``prepare`` does, without a closure per action)
+        self.actions.append(action)
+        plan()
 
     def prepare(self, action: Action) -> Callable[[], None]:
         """Check ``action`` now (``IllegalActionError``, state unchanged, when it is illegal)
