@@ -25,7 +25,7 @@ player drew) is a pass.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -181,23 +181,3 @@ class Requests:
             if a.type == kind:
                 return a
         return None
-
-    def settle(self, game: Game, ask: Callable[[int], Action], answers: Collection[int],
-               people: Collection[int] = (),
-               applied: Callable[[Action], None] | None = None) -> list[Action]:
-        """Settle the open buy round or call window to its end, asking ``ask(seat)`` for the
-        answer of each seat in ``answers`` when it is its turn to say; apply every action to
-        ``game`` (telling ``applied`` of each) and return them."""
-        done: list[Action] = []
-        while True:
-            step = self.next_step(game, answers, people)
-            if step is None:
-                return done
-            if isinstance(step, int):
-                self.answer(game, step, ask(step))
-                continue
-            game.apply(step)
-            done.append(step)
-            if applied is not None:
-                applied(step)
-            self.sync(game)

@@ -32,7 +32,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from ..bots import LEVELS
 from ..rules import PRESET_NAMES, PRESETS, RulesError, RuleSet
-from ..rulestext import KNOB_INFO, PRESET_LINES, TOPICS
+from ..rulestext import PRESET_LINES, TOPICS, knob_form
 from .guard import Guard, Origins, client_of
 from .limits import (
     TABLE_ID,
@@ -367,9 +367,8 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         return {"presets": {name: PRESETS[name].to_json() for name in PRESET_NAMES},
                 # words for people: a line per preset, each knob's topic and label
                 "preset_lines": dict(PRESET_LINES),
-                "knobs": [{"knob": k.knob, "topic": k.topic, "label": k.label}
-                          for k in sorted(KNOB_INFO.values(),
-                                          key=lambda k: TOPICS.index(k.topic))],
+                "knobs": [{key: row[key] for key in ("knob", "topic", "label")}
+                          for row in knob_form(RuleSet())],
                 "topics": list(TOPICS),
                 "levels": [*LEVELS, *commands], "limits": lim.public(),
                 "version": _package_version()}
