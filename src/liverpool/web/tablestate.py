@@ -55,6 +55,12 @@ class TableState:
         self.preset: str = cfg["rules"]
         self.overrides: dict[str, Any] = cfg.get("overrides") or {}
         self.rules = RuleSet.preset(self.preset, self.overrides)
+        # the rule set in force, its sheet and its wild cards, worked out once (the table page
+        # shows them, so that no page merges a preset with overrides or words a rule itself)
+        self._rules_words: dict[str, Any] = {
+            "knobs": self.rules.to_json(),
+            "rules_sheet": [[heading, lines] for heading, lines in rules_sheet(self.rules)],
+            "wild_cards": [card_str(c) for c in sorted(wild_cards(self.rules.deuces_wild))]}
         self.seed: int = cfg["seed"]
         self.deals: list[list[str]] | None = cfg.get("deals")
         self.turn_timer: float | None = cfg.get("turn_timer")
@@ -159,13 +165,7 @@ class TableState:
     def summary(self, full: bool = True) -> dict[str, Any]:
         """The table as clients see it; ``full`` adds the rule set in force, its rules sheet
         and its wild cards (the table page needs them, a list of tables does not)."""
-        rules: dict[str, Any] = {}
-        if full:  # so that no page merges a preset with overrides or words a rule itself
-            rules = {"knobs": self.rules.to_json(),
-                     "rules_sheet": [[heading, lines]
-                                     for heading, lines in rules_sheet(self.rules)],
-                     "wild_cards": [card_str(c)
-                                    for c in sorted(wild_cards(self.rules.deuces_wild))]}
+        rules = self._rules_words if full else {}
         return {
             "id": self.id, "rules": self.preset, "overrides": self.overrides, **rules,
             "status": self.status, "version": self.version, "public": self.public,
