@@ -432,10 +432,14 @@ def test_keys_play_a_turn(server: Server, make_player: Any) -> None:
     assert card is not None
     label = page.get_attribute("#hand .card.selected", "aria-label")
     assert label and " of " in label
+    held = page.locator(f"#hand .card[data-card='{card}']").count()
     before = ann.version()
     page.keyboard.press("d")
     ann.wait_version_after(before)
-    page.wait_for_selector(f"#discard-top[data-card='{card}']")
+    # the card left the hand (the pile's top may already be a bot's card: they play on)
+    page.wait_for_function(
+        f"() => document.querySelectorAll(\"#hand .card[data-card='{card}']\").length"
+        f" === {held - 1}")
     page.keyboard.press("?")
     page.wait_for_selector("#keys-help")
     page.keyboard.press("Escape")
