@@ -11,7 +11,6 @@ checked after every action; the others at every hand end.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import random
 from collections import Counter
@@ -90,14 +89,14 @@ def expected_legal(game: Game, a: Action, listed: set[str]) -> bool:
     if key(a) in listed:
         return True
     if a.type == "buy" and a.depth == 1:
-        return key(dataclasses.replace(a, depth=None)) in listed
+        return key(a.replace(depth=None)) in listed
     if a.type in ("lay_off", "call") and a.end is not None and a.meld is not None:
-        if key(dataclasses.replace(a, end=None)) not in listed:
+        if key(a.replace(end=None)) not in listed:
             return False
         card = a.card if a.type == "lay_off" else game.discard[-1]
         return layoff_ends(game.melds[a.meld], card, game.rules) == (a.end,)  # type: ignore[arg-type]
     if a.type == "swap_joker" and a.wild is not None and a.meld is not None:
-        if key(dataclasses.replace(a, wild=None)) not in listed:
+        if key(a.replace(wild=None)) not in listed:
             return False
         opts = swap_options(game.melds[a.meld], a.card, game.rules)  # type: ignore[arg-type]
         return [w for _, w in opts] == [a.wild]
@@ -111,7 +110,9 @@ def mutations(a: Action, game: Game, rng: random.Random) -> list[Action]:
     n = game.n
     hand = game.hands[a.player]
     some_card = rng.choice([*hand, rng.randrange(52), JOKER]) if hand else rng.randrange(53)
-    rep = dataclasses.replace
+    def rep(action: Action, **changes: object) -> Action:
+        return action.replace(**changes)
+
     out = [rep(a, player=(a.player + 1) % n), rep(a, player=n), rep(a, player=-1)]
     if a.card is not None:
         out += [rep(a, card=some_card), rep(a, card=rng.randrange(53))]

@@ -9,8 +9,7 @@ end), give (card), cut (count). Every action has ``player`` and ``type``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from .cards import Card, CardError, card_str, parse_card
 
@@ -39,18 +38,61 @@ class ActionFormatError(ValueError):
     """A message that is not an action at all (unknown type, bad card, missing field)."""
 
 
-@dataclass(frozen=True, slots=True)
+_FIELD_NAMES = ("type", "player", "card", "meld", "end", "wild", "depth", "melds", "new_meld",
+                "count")
+
+
 class Action:
-    type: str
-    player: int
-    card: Card | None = None
-    meld: int | None = None
-    end: str | None = None
-    wild: Card | None = None
-    depth: int | None = None
-    melds: tuple[tuple[Card, ...], ...] | None = None
-    new_meld: tuple[Card, ...] | None = None
-    count: int | None = None
+    """One player's action. Immutable: the attributes are final (the compiled core refuses an
+    assignment at run time, the type checker everywhere); equal actions hash alike.
+
+    A plain class rather than a frozen dataclass: actions are made by the thousand in every
+    listing of legal actions, and a frozen dataclass sets each field through
+    ``object.__setattr__``, which the compiled core cannot make fast."""
+
+    __slots__ = _FIELD_NAMES
+
+    def __init__(self, type: str, player: int, card: Card | None = None, meld: int | None = None,
+                 end: str | None = None, wild: Card | None = None, depth: int | None = None,
+                 melds: tuple[tuple[Card, ...], ...] | None = None,
+                 new_meld: tuple[Card, ...] | None = None, count: int | None = None) -> None:
+        self.type: Final = type
+        self.player: Final = player
+        self.card: Final = card
+        self.meld: Final = meld
+        self.end: Final = end
+        self.wild: Final = wild
+        self.depth: Final = depth
+        self.melds: Final = melds
+        self.new_meld: Final = new_meld
+        self.count: Final = count
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.type, self.player, self.card, self.meld, self.end, self.wild, self.depth,
+                self.melds, self.new_meld, self.count)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Action):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={value!r}" for name, value in zip(_FIELD_NAMES, self._key(),
+                                                                      strict=True)
+                          if value is not None or name in ("type", "player"))
+        return f"Action({shown})"
+
+    def replace(self, **changes: Any) -> Action:
+        """This action with some fields changed (``dataclasses.replace`` for an action)."""
+        unknown = set(changes) - set(_FIELD_NAMES)
+        if unknown:
+            raise TypeError(f"an action has no field {', '.join(sorted(unknown))}")
+        values: dict[str, Any] = dict(zip(_FIELD_NAMES, self._key(), strict=True))
+        values.update(changes)
+        return Action(**values)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"player": self.player, "type": self.type}

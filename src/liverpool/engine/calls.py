@@ -59,13 +59,13 @@ class CallRules(Table):
                 out.append((i, end))
         return out
 
-    def _check_call(self, a: Action) -> Any:
+    def _check_call(self, a: Action) -> tuple[int, str | None] | None:
+        """The meld (and end) a give-cards call lays the card on; None for other calls."""
         q = a.player
         d = self.discarder
         assert d is not None
         card = self.discard[-1]
         mode = self.window_mode
-        r = self.rules
         if mode == "give_cards":
             opts = self._fitting_melds(d, card)
             if a.meld is None:
@@ -79,68 +79,75 @@ class CallRules(Table):
                     raise IllegalActionError(f"{card_str(card)} does not fit the {a.end} end")
             elif len(here) > 1:
                 raise IllegalActionError("the card could go at either end: say low or high")
-            target = here[0]
-        elif a.meld is not None or a.end is not None:
+            return here[0]
+        if a.meld is not None or a.end is not None:
             raise IllegalActionError("this call names no meld")
         if mode == "bonus" and all(c == card for c in self.hands[q]):
             raise IllegalActionError(f"you could not discard after taking {card_str(card)} (the "
                                      f"discard must be another card)")
+        return None
 
-        def do() -> None:
-            self.asked = []
-            if mode == "bonus":
-                self.discard.pop()
-                self.hands[q].append(card)
-                self.known[q][card] += 1
-                self.bonus_caller = q
-                self.taken = card
-                self.bonus_laid = False
-                self.must_play = []
-                self.need_layoff = False
-                self.gd_swaps = []
-                self.went_down_now = False
-                self.phase = Phase.BONUS
-            elif mode == "take_back":
-                self.discard.pop()
-                self.hands[d].append(card)
-                self.known[d][card] += 1
-                c = self._draw_stock()  # "plus one penalty card", whatever buys cost
-                if c is not None:
-                    self.hands[d].append(c)
-                self.fresh = False
+    def _do_call(self, a: Action, target: tuple[int, str | None] | None) -> None:
+        q = a.player
+        d = self.discarder
+        assert d is not None
+        card = self.discard[-1]
+        mode = self.window_mode
+        r = self.rules
+        self.asked = []
+        if mode == "bonus":
+            self.discard.pop()
+            self.hands[q].append(card)
+            self.known[q][card] += 1
+            self.bonus_caller = q
+            self.taken = card
+            self.bonus_laid = False
+            self.must_play = []
+            self.need_layoff = False
+            self.gd_swaps = []
+            self.went_down_now = False
+            self.phase = Phase.BONUS
+        elif mode == "take_back":
+            self.discard.pop()
+            self.hands[d].append(card)
+            self.known[d][card] += 1
+            c = self._draw_stock()  # "plus one penalty card", whatever buys cost
+            if c is not None:
+                self.hands[d].append(c)
+            self.fresh = False
+            self._next_turn()
+        elif mode == "give_cards":
+            assert target is not None
+            self.discard.pop()
+            i, end = target
+            self.melds[i] = lay_off(self.melds[i], card, end, r)
+            self.fresh = False
+            self.asked = [(d + k) % self.n for k in range(1, self.n)
+                          if len(self.hands[(d + k) % self.n]) >= 2]
+            if self.asked:
+                self.phase = Phase.GIVE
+            else:
                 self._next_turn()
-            elif mode == "give_cards":
-                self.discard.pop()
-                i, end = target
-                self.melds[i] = lay_off(self.melds[i], card, end, r)
-                self.fresh = False
-                self.asked = [(d + k) % self.n for k in range(1, self.n)
-                              if len(self.hands[(d + k) % self.n]) >= 2]
-                if self.asked:
-                    self.phase = Phase.GIVE
-                else:
-                    self._next_turn()
-            else:  # points
-                self.penalties[d] += r.rummy_points
-                self._next_turn()
-        return do
+        else:  # points
+            self.penalties[d] += r.rummy_points
+            self._next_turn()
 
-    def _check_give(self, a: Action) -> Any:
+    def _check_give(self, a: Action) -> None:
+        self._require_card(a.player, a.card)
+
+    def _do_give(self, a: Action) -> None:
         q = a.player
         card = self._require_card(q, a.card)
         d = self.discarder
         assert d is not None
-
-        def do() -> None:
-            self.hands[q].remove(card)
-            if self.known[q][card]:
-                self.known[q][card] -= 1
-            self.hands[d].append(card)
-            self.known[d][card] += 1
-            self.asked.pop(0)
-            if not self.asked:
-                self._next_turn()
-        return do
+        self.hands[q].remove(card)
+        if self.known[q][card]:
+            self.known[q][card] -= 1
+        self.hands[d].append(card)
+        self.known[d][card] += 1
+        self.asked.pop(0)
+        if not self.asked:
+            self._next_turn()
 
     def _legal_call(self, seat: int) -> Iterator[Action]:
         if self.window_mode == "give_cards":

@@ -11,7 +11,6 @@ bought), *buy round* (out-of-turn seats asked buy/pass, by seat or first call), 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ..actions import Action
 from ..cards import Card, card_str
@@ -43,19 +42,18 @@ class DrawRules(PlayRules):
         return self._buy_refusal(seat, draw=True)
 
     # ---- cut ----
-    def _check_cut(self, a: Action) -> Any:
+    def _check_cut(self, a: Action) -> None:
         count = a.count
         if count is None or not 1 <= count <= len(self.pack) - 1:
             raise IllegalActionError(f"cut between 1 and {len(self.pack) - 1} cards")
 
-        def do() -> None:
-            if count == self.n * self.deal_size() + 1:
-                self.penalties[a.player] -= self.rules.cut_bonus
-            self._start_turn((self.dealer + 1) % self.n)
-        return do
+    def _do_cut(self, a: Action) -> None:
+        if a.count == self.n * self.deal_size() + 1:
+            self.penalties[a.player] -= self.rules.cut_bonus
+        self._start_turn((self.dealer + 1) % self.n)
 
     # ---- draw ----
-    def _check_take(self, a: Action) -> Any:
+    def _check_take(self, a: Action) -> None:
         p = a.player
         if self.floating[p]:
             raise IllegalActionError("you are floating: you must draw from the stock")
@@ -69,21 +67,16 @@ class DrawRules(PlayRules):
                 f"you could not discard after taking {card_str(top)} (you may not discard the "
                 f"card you took)")
 
-        def do() -> None:
-            self.discard.pop()
-            self.hands[p].append(top)
-            self.known[p][top] += 1
-            self.taken = top
-            self.fresh = False
-            self.phase = Phase.PLAY
-        return do
+    def _do_take(self, a: Action) -> None:
+        p = a.player
+        top = self.discard.pop()
+        self.hands[p].append(top)
+        self.known[p][top] += 1
+        self.taken = top
+        self.fresh = False
+        self.phase = Phase.PLAY
 
-    def _check_draw(self, a: Action) -> Any:
-        def do() -> None:
-            self._decline_discard(draw=True)
-        return do
-
-    def _check_no_draw(self, a: Action) -> Any:
+    def _check_no_draw(self, a: Action) -> None:
         p = a.player
         r = self.rules
         if not r.layoff_instead_of_draw:
@@ -95,10 +88,12 @@ class DrawRules(PlayRules):
         if not any(self._layoff_keeps_turn(p, c) for c in set(self.hands[p])):
             raise IllegalActionError("you have no card to lay off (and still discard after)")
 
-        def do() -> None:
-            self.need_layoff = True
-            self._decline_discard(draw=False)
-        return do
+    def _do_draw(self, a: Action) -> None:
+        self._decline_discard(draw=True)
+
+    def _do_no_draw(self, a: Action) -> None:
+        self.need_layoff = True
+        self._decline_discard(draw=False)
 
     def _layoff_keeps_turn(self, p: int, c: Card) -> bool:
         if not any(layoff_ends(m, c, self.rules) for m in self.melds):
@@ -152,7 +147,7 @@ class DrawRules(PlayRules):
             self.hands[p].append(card)
 
     # ---- buy round ----
-    def _check_buy(self, a: Action) -> Any:
+    def _check_buy(self, a: Action) -> None:
         depth = 1 if a.depth is None else a.depth
         if depth != 1 and not self.rules.deep_pickup:
             raise IllegalActionError("only the top discard can be bought in these rules")
@@ -164,34 +159,30 @@ class DrawRules(PlayRules):
             else 0
         if len(self.stock) + renew < need:
             raise IllegalActionError("the stock is too low to pay the penalty for that depth")
-        q = a.player
 
-        def do() -> None:
-            taken = self.discard[-depth:]
-            del self.discard[-depth:]
-            self.hands[q].extend(taken)
-            self.known[q].update(taken)
-            for _ in range(r.penalty_cards):
-                c = self._draw_stock()
-                if c is not None:
-                    self.hands[q].append(c)
-            self.buys[q] += 1
-            self.fresh = False
+    def _do_buy(self, a: Action) -> None:
+        q = a.player
+        depth = 1 if a.depth is None else a.depth
+        taken = self.discard[-depth:]
+        del self.discard[-depth:]
+        self.hands[q].extend(taken)
+        self.known[q].update(taken)
+        for _ in range(self.rules.penalty_cards):
+            c = self._draw_stock()
+            if c is not None:
+                self.hands[q].append(c)
+        self.buys[q] += 1
+        self.fresh = False
+        self._finish_draw()
+
+    def _do_pass(self, a: Action) -> None:
+        self.asked.remove(a.player)
+        if self.asked:
+            return
+        if self.phase is Phase.BUY:
             self._finish_draw()
-        return do
-
-    def _check_pass(self, a: Action) -> Any:
-        q = a.player
-
-        def do() -> None:
-            self.asked.remove(q)
-            if self.asked:
-                return
-            if self.phase is Phase.BUY:
-                self._finish_draw()
-            else:
-                self._next_turn()
-        return do
+        else:
+            self._next_turn()
 
     def _legal_cut(self, seat: int) -> Iterator[Action]:
         for k in range(1, len(self.pack)):

@@ -19,7 +19,6 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 from itertools import islice, product
 from typing import Any
 
@@ -112,12 +111,12 @@ class Game(DrawRules):
             options = [list(dict.fromkeys((tuple(m), *arrangements(m, rules))))
                        for m in action.melds]
             for combo in islice(product(*options), tries):
-                a = replace(action, melds=tuple(combo))
+                a = action.replace(melds=tuple(combo))
                 if self.is_legal(a):
                     return a
         if action.type == "borrow" and action.new_meld:
             for new in arrangements(action.new_meld, rules)[:tries]:
-                a = replace(action, new_meld=new)
+                a = action.replace(new_meld=new)
                 if self.is_legal(a):
                     return a
         return action
@@ -134,35 +133,35 @@ class Game(DrawRules):
                 readings = meld_readings(m, a.player, r)
                 sets = [x for x in readings if x.kind == SET]
                 melds.append(sets[0].cards if sets and len(readings) == 1 else m)
-            return replace(a, melds=tuple(melds))
+            return a.replace(melds=tuple(melds))
         if a.type == "borrow" and a.new_meld is not None:
             readings = meld_readings(a.new_meld, a.player, r)
             if len(readings) == 1 and readings[0].kind == SET:
-                return replace(a, new_meld=readings[0].cards)
+                return a.replace(new_meld=readings[0].cards)
             return a
         if a.type == "lay_off" and a.end is not None and a.card is not None and a.meld is not None:
             if len(layoff_ends(self.melds[a.meld], a.card, r)) == 1:
-                return replace(a, end=None)
+                return a.replace(end=None)
             return a
         if a.type == "swap_joker" and a.wild is not None and a.card is not None \
                 and a.meld is not None:
             if len(swap_options(self.melds[a.meld], a.card, r)) == 1:
-                return replace(a, wild=None)
+                return a.replace(wild=None)
             return a
         if a.type == "buy" and a.depth == 1:
-            return replace(a, depth=None)
+            return a.replace(depth=None)
         if a.type == "call" and a.end is not None and self.discarder is not None:
             opts = [o for o in self._fitting_melds(self.discarder, self.discard[-1])
                     if o[0] == a.meld]
             if len(opts) == 1:
-                return replace(a, end=None)
+                return a.replace(end=None)
         return a
 
     def apply(self, action: Action) -> None:
         """Apply a legal action; raise ``IllegalActionError`` (state unchanged) otherwise."""
-        plan = self._check(action)  # (as ``prepare`` does, without a closure per action)
+        plan = self._check(action)
         self.actions.append(action)
-        plan()
+        self._carry_out(action, plan)
 
     def prepare(self, action: Action) -> Callable[[], None]:
         """Check ``action`` now (``IllegalActionError``, state unchanged, when it is illegal)
@@ -172,12 +171,14 @@ class Game(DrawRules):
 
         def do() -> None:
             self.actions.append(action)
-            plan()
+            self._carry_out(action, plan)
         return do
 
     # ================================================================ checking =============
-    def _check(self, a: Action) -> Any:
-        """Validate ``a``; return a closure that applies it. Never mutates the state."""
+    def _check(self, a: Action) -> object:
+        """Validate ``a``; return its plan (what the check worked out that applying it uses).
+        Never mutates the state. Each action type has its check and its application side by
+        side in the phase's module (``_check_X`` and ``_do_X``)."""
         if self.phase is Phase.OVER:
             raise IllegalActionError("the game is over")
         if not 0 <= a.player < self.n:
@@ -188,12 +189,61 @@ class Game(DrawRules):
             raise IllegalActionError(
                 f"it is not {self.players[a.player]}'s decision now: waiting for {names} "
                 f"({self._phase_words()})")
-        handler = _CHECKERS.get((self.phase, a.type))
-        if handler is None:
+        kind = a.type
+        if kind not in ACTIONS_BY_PHASE[self.phase]:
             raise IllegalActionError(
-                f"{a.type} is not possible now: {self._phase_words()}; "
+                f"{kind} is not possible now: {self._phase_words()}; "
                 f"possible: {', '.join(sorted({x.type for x in self._legal(a.player, False)}))}")
-        return handler(self, a)
+        if kind == "draw" or kind == "pass":
+            return None
+        if kind == "take_discard":
+            self._check_take(a)
+            return None
+        if kind == "buy":
+            self._check_buy(a)
+            return None
+        if kind == "call":
+            return self._check_call(a)
+        if kind == "give":
+            self._check_give(a)
+            return None
+        if kind == "cut":
+            self._check_cut(a)
+            return None
+        if kind == "no_draw":
+            self._check_no_draw(a)
+            return None
+        return self._check_play(a)
+
+    def _carry_out(self, a: Action, plan: Any) -> None:
+        """Apply ``a``, checked by ``_check`` into ``plan``, to the state."""
+        kind = a.type
+        if kind == "discard":
+            self._do_discard(a)
+        elif kind == "draw":
+            self._do_draw(a)
+        elif kind == "take_discard":
+            self._do_take(a)
+        elif kind == "pass":
+            self._do_pass(a)
+        elif kind == "buy":
+            self._do_buy(a)
+        elif kind == "lay_off":
+            self._do_lay_off(a, plan)
+        elif kind == "go_down":
+            self._do_go_down(a, plan)
+        elif kind == "call":
+            self._do_call(a, plan)
+        elif kind == "swap_joker":
+            self._do_swap(a, plan)
+        elif kind == "borrow":
+            self._do_borrow(a, plan)
+        elif kind == "give":
+            self._do_give(a)
+        elif kind == "cut":
+            self._do_cut(a)
+        else:
+            self._do_no_draw(a)
 
     def _phase_words(self) -> str:
         return {
@@ -326,22 +376,14 @@ class Game(DrawRules):
         return g
 
 
-_CHECKERS: dict[tuple[Phase, str], Any] = {
-    (Phase.CUT, "cut"): Game._check_cut,
-    (Phase.DRAW, "take_discard"): Game._check_take,
-    (Phase.DRAW, "draw"): Game._check_draw,
-    (Phase.DRAW, "no_draw"): Game._check_no_draw,
-    (Phase.BUY, "buy"): Game._check_buy,
-    (Phase.BUY, "pass"): Game._check_pass,
-    (Phase.PLAY, "go_down"): Game._check_go_down,
-    (Phase.PLAY, "lay_off"): Game._check_lay_off,
-    (Phase.PLAY, "swap_joker"): Game._check_swap,
-    (Phase.PLAY, "borrow"): Game._check_borrow,
-    (Phase.PLAY, "discard"): Game._check_discard,
-    (Phase.BONUS, "lay_off"): Game._check_lay_off,
-    (Phase.BONUS, "discard"): Game._check_discard,
-    (Phase.CALL, "call"): Game._check_call,
-    (Phase.CALL, "pass"): Game._check_pass,
-    (Phase.GIVE, "give"): Game._check_give,
+ACTIONS_BY_PHASE: dict[Phase, frozenset[str]] = {
+    Phase.CUT: frozenset({"cut"}),
+    Phase.DRAW: frozenset({"take_discard", "draw", "no_draw"}),
+    Phase.BUY: frozenset({"buy", "pass"}),
+    Phase.PLAY: frozenset({"go_down", "lay_off", "swap_joker", "borrow", "discard"}),
+    Phase.BONUS: frozenset({"lay_off", "discard"}),
+    Phase.CALL: frozenset({"call", "pass"}),
+    Phase.GIVE: frozenset({"give"}),
+    Phase.OVER: frozenset(),
 }
 

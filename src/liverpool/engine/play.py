@@ -37,6 +37,13 @@ from ..solver import GoDown, best_go_down
 from .calls import CallRules
 from .state import IllegalActionError, Phase
 
+# What a play's check worked out and its application uses (the check never changes the state).
+# go down: rest of the hand, cards used, melds, owed wilds left, all out
+_GoDownPlan = tuple[list[Card], Counter[Card], list[Meld], list[Card], bool]
+_LayOffPlan = tuple[list[Card], list[Card], str | None]  # rest, owed, end
+_SwapPlan = tuple[list[Card], list[Card], int, Card, bool]  # rest, owed, place, wild, at go-down
+_BorrowPlan = tuple[list[Card], list[Card], list[Card], list[Meld]]  # rest, from hand, owed, table
+
 
 class PlayRules(CallRules):
     """The checks of the play and bonus phases and the listing of a seat's plays."""
@@ -79,7 +86,7 @@ class PlayRules(CallRules):
     def _all_out(self, seat: int) -> bool:
         return self.rules.final_all_out and self.contract_no(seat) == 7
 
-    def _check_go_down(self, a: Action) -> Any:
+    def _check_go_down(self, a: Action) -> _GoDownPlan:
         p = a.player
         r = self.rules
         if self.phase is not Phase.PLAY or self.floating[p]:
@@ -126,22 +133,24 @@ class PlayRules(CallRules):
                 f"not lay it off this turn")
         if not all_out and not self._can_finish(p, rest, must, False):
             raise IllegalActionError("you must keep a card you may discard")
+        return rest, used, chosen, must, all_out
 
-        def do() -> None:
-            self.hands[p] = rest
-            for c in used.elements():
-                if self.known[p][c]:
-                    self.known[p][c] -= 1
-            self.melds.extend(chosen)
-            self.must_play = must
-            self.down[p] = True
-            self.went_down_now = True
-            self.gd_swaps = []
-            if all_out:
-                self._player_out(p)
-            elif not rest:
-                self._hand_emptied(p)
-        return do
+    def _do_go_down(self, a: Action, plan: _GoDownPlan) -> None:
+        p = a.player
+        rest, used, chosen, must, all_out = plan
+        self.hands[p] = rest
+        for c in used.elements():
+            if self.known[p][c]:
+                self.known[p][c] -= 1
+        self.melds.extend(chosen)
+        self.must_play = must
+        self.down[p] = True
+        self.went_down_now = True
+        self.gd_swaps = []
+        if all_out:
+            self._player_out(p)
+        elif not rest:
+            self._hand_emptied(p)
 
     def _match_contract(self, readings: list[list[Meld]], contract: Contract
                         ) -> list[Meld] | None:
@@ -171,7 +180,7 @@ class PlayRules(CallRules):
             self.fresh = False
             self._next_turn()
 
-    def _check_lay_off(self, a: Action) -> Any:
+    def _check_lay_off(self, a: Action) -> _LayOffPlan:
         p = a.player
         r = self.rules
         card = self._require_card(p, a.card)
@@ -209,21 +218,25 @@ class PlayRules(CallRules):
             raise IllegalActionError(
                 "you would have no card left that you may discard" if r.going_out == "discard"
                 or self.phase is Phase.BONUS else "you would be left unable to finish the turn")
+        return rest, must, end if meld.kind == RUN else None
 
-        def do() -> None:
-            self.hands[p] = rest
-            if self.known[p][card]:
-                self.known[p][card] -= 1
-            self.melds[a.meld] = lay_off(meld, card, end if meld.kind == RUN else None, r)  # type: ignore[index]
-            self.must_play = must
-            self.need_layoff = False
-            if self.phase is Phase.BONUS:
-                self.bonus_laid = True
-            if not rest:
-                self._hand_emptied(p)
-        return do
+    def _do_lay_off(self, a: Action, plan: _LayOffPlan) -> None:
+        p = a.player
+        card, at = a.card, a.meld
+        assert card is not None and at is not None  # as checked
+        rest, must, end = plan
+        self.hands[p] = rest
+        if self.known[p][card]:
+            self.known[p][card] -= 1
+        self.melds[at] = lay_off(self.melds[at], card, end, self.rules)
+        self.must_play = must
+        self.need_layoff = False
+        if self.phase is Phase.BONUS:
+            self.bonus_laid = True
+        if not rest:
+            self._hand_emptied(p)
 
-    def _check_swap(self, a: Action) -> Any:
+    def _check_swap(self, a: Action) -> _SwapPlan:
         p = a.player
         r = self.rules
         card = self._require_card(p, a.card)
@@ -279,20 +292,24 @@ class PlayRules(CallRules):
                         f"you must play it this turn")
             elif not self._can_finish(p, rest, must, self.need_layoff):
                 raise IllegalActionError("after that swap you could not finish the turn")
+        return rest, must, place, wild, at_go_down
 
-        def do() -> None:
-            self.hands[p] = rest
-            if self.known[p][card]:
-                self.known[p][card] -= 1
-            self.known[p][wild] += 1
-            self.melds[a.meld] = swap(meld, place, card, r)  # type: ignore[index]
-            if at_go_down:
-                self.gd_swaps.append(wild)
-            else:
-                self.must_play = must
-        return do
+    def _do_swap(self, a: Action, plan: _SwapPlan) -> None:
+        p = a.player
+        card, at = a.card, a.meld
+        assert card is not None and at is not None  # as checked
+        rest, must, place, wild, at_go_down = plan
+        self.hands[p] = rest
+        if self.known[p][card]:
+            self.known[p][card] -= 1
+        self.known[p][wild] += 1
+        self.melds[at] = swap(self.melds[at], place, card, self.rules)
+        if at_go_down:
+            self.gd_swaps.append(wild)
+        else:
+            self.must_play = must
 
-    def _check_borrow(self, a: Action) -> Any:
+    def _check_borrow(self, a: Action) -> _BorrowPlan:
         p = a.player
         r = self.rules
         if not r.borrow:
@@ -340,19 +357,21 @@ class PlayRules(CallRules):
             self.melds = saved
         if not can_finish:
             raise IllegalActionError("you would be left unable to finish the turn")
+        return rest, from_hand, must, table
 
-        def do() -> None:
-            self.hands[p] = rest
-            for c in from_hand:
-                if self.known[p][c]:
-                    self.known[p][c] -= 1
-            self.melds = table
-            self.must_play = must
-            if not rest:
-                self._hand_emptied(p)
-        return do
+    def _do_borrow(self, a: Action, plan: _BorrowPlan) -> None:
+        p = a.player
+        rest, from_hand, must, table = plan
+        self.hands[p] = rest
+        for c in from_hand:
+            if self.known[p][c]:
+                self.known[p][c] -= 1
+        self.melds = table
+        self.must_play = must
+        if not rest:
+            self._hand_emptied(p)
 
-    def _check_discard(self, a: Action) -> Any:
+    def _check_discard(self, a: Action) -> None:
         p = a.player
         r = self.rules
         card = self._require_card(p, a.card)
@@ -371,21 +390,37 @@ class PlayRules(CallRules):
             raise IllegalActionError(f"you may not discard the {card_str(card)} you took this "
                                      f"turn")
 
-        def do() -> None:
-            self.hands[p].remove(card)
-            if self.known[p][card]:
-                self.known[p][card] -= 1
-            self.discard.append(card)
-            self.fresh = True
-            self.discarder = p
-            if not self.hands[p]:
-                self._player_out(p)
-                return
-            if bonus:
-                self._next_turn()
-                return
-            self._open_window(p, card)
-        return do
+    def _do_discard(self, a: Action) -> None:
+        p = a.player
+        card = a.card
+        assert card is not None  # as checked
+        self.hands[p].remove(card)
+        if self.known[p][card]:
+            self.known[p][card] -= 1
+        self.discard.append(card)
+        self.fresh = True
+        self.discarder = p
+        if not self.hands[p]:
+            self._player_out(p)
+            return
+        if self.phase is Phase.BONUS:
+            self._next_turn()
+            return
+        self._open_window(p, card)
+
+    def _check_play(self, a: Action) -> object:
+        """The check of a play (lay-off, swap, borrow, go-down, discard): its plan."""
+        kind = a.type
+        if kind == "discard":
+            self._check_discard(a)
+            return None
+        if kind == "lay_off":
+            return self._check_lay_off(a)
+        if kind == "swap_joker":
+            return self._check_swap(a)
+        if kind == "borrow":
+            return self._check_borrow(a)
+        return self._check_go_down(a)
 
     def _floater_must_lay_off(self, p: int) -> bool:
         return any(layoff_ends(m, c, self.rules) for m in self.melds for c in self.hands[p])
@@ -453,7 +488,7 @@ class PlayRules(CallRules):
             candidates.extend(self._borrow_candidates(p, full))
         for a in candidates:
             try:
-                _PLAY_CHECKS[a.type](self, a)  # the seat is known to be acting
+                self._check_play(a)  # the seat is known to be acting
             except IllegalActionError:
                 continue
             yield a
@@ -573,12 +608,3 @@ def _expand_runs(options: list[list[Card]], i: int, acc: list[Card], pool: Count
             _expand_runs(options, i + 1, acc, pool, rules, out)
             acc.pop()
             pool[c] += 1
-
-
-_PLAY_CHECKS: dict[str, Any] = {
-    "go_down": PlayRules._check_go_down,
-    "lay_off": PlayRules._check_lay_off,
-    "swap_joker": PlayRules._check_swap,
-    "borrow": PlayRules._check_borrow,
-    "discard": PlayRules._check_discard,
-}

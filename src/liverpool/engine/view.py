@@ -143,7 +143,7 @@ class SeatView:
         try:
             for name, json_name, (_, read), default in _JSON:
                 if json_name not in obj and default is not _NO_DEFAULT:
-                    values[name] = default if default is None else read(default, ruleset)
+                    values[name] = None if default is None else read(default, ruleset)
                 else:
                     values[name] = read(obj[json_name], ruleset)
             if values["hand_index"] is None:
