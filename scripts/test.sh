@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Installs everything the tests need on a fresh machine, then runs them.
-# System packages (Debian): chromium for the browser tests, postgresql for the storage tests.
-# They are installed only when missing and only where we may (root with apt-get); elsewhere the
-# tests that need them skip with a reason.
+# System packages (Debian): chromium for the browser tests, postgresql for the storage tests, a C
+# compiler and Python's headers for the compiled core (the install compiles the rules core with
+# mypyc where it can; the suite then runs on it, and tests/test_cores.py compares it with the
+# pure-Python core). They are installed only when missing and only where we may (root with
+# apt-get); elsewhere the tests that need them skip with a reason, and the core is pure Python.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+command -v "${CC:-cc}" >/dev/null 2>&1 || need+=(gcc libc6-dev)
+python3 -c 'import os, sys, sysconfig
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+    || need+=(python3-dev)
 if ((${#need[@]})) && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing ${need[*]} (Debian packages) for the tests" >&2
     export DEBIAN_FRONTEND=noninteractive

@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any
 
 import pytest
 from conftest import stacked_game
 
 from liverpool.actions import Action
 from liverpool.bots import BasicBot, ExpertBot, make_bot
-from liverpool.bots import expert as expert_module
 from liverpool.bots.expert import pick
 from liverpool.bots.heuristics import usefulness
 from liverpool.bots.policy import play_out, policy_action
@@ -133,13 +131,9 @@ def test_same_choice_when_hidden_cards_are_permuted(preset: str, players: int) -
 
 # ---- 4. obvious decisions are quick -----------------------------------------------------------
 
-def test_useless_card_for_sale_is_passed_without_a_search(monkeypatch: pytest.MonkeyPatch
-                                                          ) -> None:
-    def no_world(*args: object) -> Game:
-        raise AssertionError("the expert searched an obvious decision")
-
+def test_useless_card_for_sale_is_passed_without_a_search() -> None:
     found = 0
-    bot = make_bot("expert")
+    bot = ExpertBot()
     for game, seat in _basic_game_points("standard", 4, seed=8):
         view, legal = game.view_for(seat), game.legal_actions(seat)
         if view.phase != "buy" or view.down[seat]:
@@ -147,56 +141,39 @@ def test_useless_card_for_sale_is_passed_without_a_search(monkeypatch: pytest.Mo
         top = view.discard[-1]
         if usefulness([*view.hand, top], view.contract[seat], view.ruleset)[top] > 0:
             continue
-        with monkeypatch.context() as m:
-            m.setattr(Game, "from_view", staticmethod(no_world))
-            choice = bot.choose(view, legal, random.Random(1))
+        choice = bot.choose(view, legal, random.Random(1))
         assert choice == Action("pass", seat)
+        assert bot.worlds_sampled == 0, "the expert searched an obvious decision"
         found += 1
     assert found >= 5
 
 
-class _WorldClock:
-    """A clock for the expert that moves only when a world is sampled: ``step`` seconds per
-    world. The time budget is then a count of worlds, whatever the machine is doing."""
-
-    def __init__(self, step: float) -> None:
-        self.step = step
-        self.worlds = 0
-        self.real_from_view = Game.from_view
-
-    def perf_counter(self) -> float:
-        return self.worlds * self.step
-
-    def from_view(self, *args: Any, **kwargs: Any) -> Game:
-        self.worlds += 1
-        return self.real_from_view(*args, **kwargs)
-
-
-@pytest.mark.parametrize(("step", "worlds"), [(0.010, 3), (0.006, 5), (1.0, 1)])
-def test_a_time_budget_stops_the_search_on_the_clock(monkeypatch: pytest.MonkeyPatch,
-                                                      step: float, worlds: int) -> None:
-    """``expert:30ms`` samples worlds until 30 ms have passed on its clock, and always at least
-    one (a world costing a whole second still gives one)."""
+def _searched_point() -> tuple[Game, int]:
+    """A decision point the expert searches (more than one candidate)."""
     points = [(g, s) for g, s in _basic_game_points("standard", 4, seed=12, every=2)
               if len(ExpertBot().candidates(g.view_for(s), g.legal_actions(s))) > 1]
     assert points
-    g, s = points[0]
-    clock = _WorldClock(step)
-    monkeypatch.setattr(expert_module, "time", clock)
-    monkeypatch.setattr(Game, "from_view", staticmethod(clock.from_view))
-    make_bot("expert:30ms").choose(g.view_for(s), g.legal_actions(s), random.Random(2))
-    assert clock.worlds == worlds
+    return points[0]
 
 
-def test_an_iteration_budget_samples_exactly_that_many_worlds(monkeypatch: pytest.MonkeyPatch
-                                                               ) -> None:
-    points = [(g, s) for g, s in _basic_game_points("standard", 4, seed=12, every=2)
-              if len(ExpertBot().candidates(g.view_for(s), g.legal_actions(s))) > 1]
-    g, s = points[0]
-    clock = _WorldClock(1.0)
-    monkeypatch.setattr(Game, "from_view", staticmethod(clock.from_view))
-    make_bot("expert:6it").choose(g.view_for(s), g.legal_actions(s), random.Random(2))
-    assert clock.worlds == 6
+@pytest.mark.parametrize(("step", "worlds"), [(0.010, 3), (0.006, 5), (1.0, 1)])
+def test_a_time_budget_stops_the_search_on_the_clock(step: float, worlds: int) -> None:
+    """``expert:30ms`` samples worlds until 30 ms have passed on its clock, and always at least
+    one (a world costing a whole second still gives one). The clock here moves only when a
+    world is sampled, ``step`` seconds per world, so the budget is a count of worlds whatever
+    the machine is doing."""
+    g, s = _searched_point()
+    bot = ExpertBot(millis=30, clock=lambda: bot.worlds_sampled * step)
+    bot.choose(g.view_for(s), g.legal_actions(s), random.Random(2))
+    assert bot.worlds_sampled == worlds
+
+
+def test_an_iteration_budget_samples_exactly_that_many_worlds() -> None:
+    g, s = _searched_point()
+    bot = make_bot("expert:6it")
+    assert isinstance(bot, ExpertBot)
+    bot.choose(g.view_for(s), g.legal_actions(s), random.Random(2))
+    assert bot.worlds_sampled == 6
 
 
 # ---- 5. the search overrules the basic choice only on clear evidence --------------------------

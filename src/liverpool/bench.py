@@ -46,6 +46,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from . import compiled
 from .cards import JOKER, Card, make_card, new_deck
 from .engine import Game
 from .randomplay import random_action
@@ -375,6 +376,8 @@ def run(quick: bool = False, show_progress: bool = True) -> dict[str, Any]:
         ray_scaling = None if quick else run_scaling("ray", scaling_games)
         progress.advance(task)
     return {
+        "core": compiled.core,  # "compiled" or "python": which core was measured
+        "core_detail": compiled.describe(),
         "engine_actions_per_s": round(eng.actions / eng.seconds, 1) if eng.seconds else 0.0,
         "engine_games_per_s": round(eng.games / eng.seconds, 3) if eng.seconds else 0.0,
         "solver_p50_ms": round(sol.p50_ms, 4),
@@ -410,7 +413,7 @@ def run(quick: bool = False, show_progress: bool = True) -> dict[str, Any]:
 def _print_tables(out: dict[str, Any]) -> None:
     console = Console()
     t = Table(title=f"liverpool bench ({out['preset']}, {out['players']} players"
-                    f"{', quick' if out['quick'] else ''})")
+                    f"{', quick' if out['quick'] else ''}; core: {out['core']})")
     t.add_column("measure")
     t.add_column("value", justify="right")
     t.add_row("engine actions/s", f"{out['engine_actions_per_s']:,.0f}")
@@ -451,12 +454,15 @@ def _print_tables(out: dict[str, Any]) -> None:
     for kind, k in sorted(out["action_mix"].items(), key=lambda kv: -kv[1]):
         m.add_row(kind, f"{k:,}", f"{100 * k / total:.1f}%")
     console.print(m)
+    console.print(f"core: {out['core_detail']}")
 
 
 def main(args: argparse.Namespace) -> int:
-    if getattr(args, "target", "engine") == "server":
-        import importlib  # the web stack loads only for this target
-        return int(importlib.import_module("liverpool.web.bench").main(args))
+    target = getattr(args, "target", "engine")
+    if target in ("server", "peer"):
+        import importlib  # the web stack (or OpenSpiel) loads only for its target
+        module = "liverpool.web.bench" if target == "server" else "liverpool.peerbench"
+        return int(importlib.import_module(module).main(args))
     out = run(quick=bool(getattr(args, "quick", False)))
     if getattr(args, "json", False):
         print(json.dumps(out))

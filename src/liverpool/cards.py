@@ -56,8 +56,11 @@ def card_str(card: Card) -> str:
     return RANK_NAMES[card % 13 + 1] + SUITS[card // 13]
 
 
-def parse_card(text: str) -> Card:
-    """Parse one card: ``10H``, ``TH``, ``th``, ``10♥``, ``JK`` (any case)."""
+def parse_card(text: object) -> Card:
+    """Parse one card: ``10H``, ``TH``, ``th``, ``10♥``, ``JK`` (any case). Anything else, of
+    any type (it often comes from a client's JSON), is a ``CardError``; the parameter is typed
+    ``object`` because the compiled core would refuse a non-text with a ``TypeError`` at the
+    call, before the check below could say what is wrong."""
     if not isinstance(text, str):
         raise CardError(f"a card must be written as text, not {text!r}")
     t = text.strip().upper()
@@ -75,7 +78,7 @@ def parse_card(text: str) -> Card:
     return make_card(rank, SUITS.index(suit_ch))
 
 
-def parse_cards(texts: Iterable[str] | str) -> list[Card]:
+def parse_cards(texts: Iterable[object] | str) -> list[Card]:
     """Parse several cards, from a list of texts or one space-separated text."""
     if isinstance(texts, str):
         texts = texts.split()

@@ -6,6 +6,7 @@ views."""
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import sys
 import time
@@ -16,6 +17,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from . import compiled
 from .engine import Game
 from .record import RecordError, game_record, replay, summary
 from .rules import DEFAULT_PRESET, PRESET_NAMES, RulesError, RuleSet
@@ -180,8 +182,19 @@ def cmd_bot(args: argparse.Namespace) -> int:
         return serve_bot(args.level, sys.stdin, out)
 
 
+def version_line() -> str:
+    """``liverpool --version``: the version and which core runs, and why."""
+    try:
+        version = importlib.metadata.version("liverpool-rummy")
+    except importlib.metadata.PackageNotFoundError:
+        version = "(not installed)"
+    return f"liverpool-rummy {version}; core: {compiled.describe()}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="liverpool", description="Liverpool Rummy")
+    parser.add_argument("--version", action="version", version=version_line(),
+                        help="show the version and which core runs (compiled or pure Python)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def rules_args(p: argparse.ArgumentParser) -> None:
@@ -264,14 +277,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_bot)
 
     p = sub.add_parser("bench", help="benchmarks: engine, solver and bots; or the web server")
-    p.add_argument("target", nargs="?", default="engine", choices=("engine", "server"),
-                   help="engine (default: engine, solver, bots) or server")
+    p.add_argument("target", nargs="?", default="engine", choices=("engine", "server", "peer"),
+                   help="engine (default: engine, solver, bots), server, or peer (the engine "
+                        "side by side with OpenSpiel's gin rummy, which must be installed)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quick", action="store_true", help="a short run (for tests)")
     p.add_argument("--tables", type=int, default=100, help="server: concurrent bot tables")
     p.add_argument("--think", type=float, default=1.0,
                    help="server: seconds each client pauses before an action")
     p.add_argument("--duration", type=float, default=30.0, help="server: seconds measured")
+    p.add_argument("--rounds", type=int, default=3, help="peer: rounds (the median is shown)")
+    p.add_argument("--seconds", type=float, default=8.0,
+                   help="peer: CPU-seconds of each side per round")
     p.set_defaults(func=_lazy("bench"))
 
     p = sub.add_parser("soak", help="many random games with invariant checks, on all cores")

@@ -34,6 +34,7 @@ from .cards import (
     sorted_cards,
     suit_of,
 )
+from .frozen import reduce_frozen
 from .rules import RuleSet
 
 SET = "set"
@@ -49,6 +50,9 @@ class Meld:
     cards: tuple[Card, ...]
     key: int
     lo: int = 0
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return reduce_frozen(self)  # pickles and copies in the compiled core too
 
     @property
     def hi(self) -> int:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import JOKER, RANK_NAMES, Card
+from .frozen import reduce_frozen
 
 PRESET_NAMES = ("hoyle", "classic", "arena", "standard", "house")
 DEFAULT_PRESET = "standard"
@@ -37,6 +38,9 @@ class Contract:
     runs: int
     set_size: int | None = None
     run_size: int | None = None
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return reduce_frozen(self)  # pickles and copies in the compiled core too
 
     def describe(self) -> str:
         parts = []
@@ -73,6 +77,7 @@ _CLASSIC_CONTRACTS = (
     Contract(2, 0), Contract(1, 1), Contract(0, 2), Contract(3, 0),
     Contract(2, 1), Contract(1, 2), Contract(0, 3),
 )
+
 _HOYLE_CONTRACTS = (
     Contract(2, 0), Contract(1, 1), Contract(0, 2), Contract(3, 0),
     Contract(2, 1), Contract(1, 2), Contract(2, 1, set_size=3, run_size=7),
@@ -127,6 +132,9 @@ class RuleSet:
     hands: tuple[int, ...] | None = None
 
     # ---- construction -------------------------------------------------------------------
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return reduce_frozen(self)  # pickles and copies in the compiled core too
+
     @staticmethod
     def preset(name: str = DEFAULT_PRESET, overrides: Mapping[str, Any] | None = None
                ) -> RuleSet:

@@ -21,8 +21,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
 from .cards import ACE, JOKER, Card, is_wild, make_card, wild_cards
+from .frozen import reduce_frozen
 from .melds import RUN, SET, meld_readings
 from .rules import Contract, RuleSet
 
@@ -37,6 +39,9 @@ class GoDown:
     melds: tuple[tuple[str, tuple[Card, ...]], ...]
     left: tuple[Card, ...]
     points_left: int
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return reduce_frozen(self)  # pickles and copies in the compiled core too
 
     @property
     def key(self) -> tuple[int, int, tuple[Card, ...]]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..actions import Action
 from ..engine import Game, SeatView
@@ -43,7 +43,11 @@ MAX_HAND_FOR_BUY = 18
 
 
 class ExpertBot:
-    def __init__(self, iterations: int | None = None, millis: float | None = None) -> None:
+    """``clock`` (seconds) measures a time budget; ``worlds_sampled`` counts the worlds the
+    bot has sampled in all its searches (0 when every decision was obvious)."""
+
+    def __init__(self, iterations: int | None = None, millis: float | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         if iterations is None and millis is None:
             iterations = DEFAULT_ITERATIONS
         self.iterations = iterations
@@ -55,6 +59,8 @@ class ExpertBot:
         else:
             self.name = f"expert:{iterations}it"
         self.basic = BasicBot()
+        self.clock = clock
+        self.worlds_sampled = 0
 
     def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
         if len(legal) == 1:
@@ -107,16 +113,17 @@ class ExpertBot:
         better by more than ``CONFIDENCE`` standard errors of the paired differences, so a
         small budget's noise does not make the bot play worse than its heuristic."""
         scores: list[list[float]] = [[] for _ in candidates]
-        deadline = None if self.millis is None else time.perf_counter() + self.millis / 1000
+        deadline = None if self.millis is None else self.clock() + self.millis / 1000
         worlds = 0
         horizon = PLAYOUT_ROUNDS * len(view.players)
         while True:
             if deadline is None:
                 if worlds >= (self.iterations or 0):
                     break
-            elif worlds > 0 and time.perf_counter() >= deadline:
+            elif worlds > 0 and self.clock() >= deadline:
                 break
             world = Game.from_view(view, rng)
+            self.worlds_sampled += 1
             seed = rng.getrandbits(32)
             for i, cand in enumerate(candidates):
                 g = world.clone()

@@ -288,7 +288,7 @@ class Game(DrawRules):
         the other seats' unknown places and to the stock. The world's RNG is seeded from
         ``rng``. (Searching bots play on from such worlds.)"""
         rules = view.ruleset
-        g = Game.__new__(Game)
+        g: Game = _Blank()
         n = len(view.players)
         # the fields a view hides or derives: a fresh game's, or rebuilt from what it shows
         g.rules = rules
@@ -345,7 +345,7 @@ class Game(DrawRules):
         return snapshot(self)
 
     def clone(self) -> Game:
-        g = Game.__new__(Game)
+        g: Game = _Blank()
         copy_state(self, g)
         return g
 
@@ -374,6 +374,14 @@ class Game(DrawRules):
                 del pool[:take]
         g.stock = pool
         return g
+
+
+class _Blank(Game):
+    """A game whose every field is still to be set (by ``clone`` or ``from_view``): the
+    compiled core cannot make an instance without running ``__init__``, which deals a hand."""
+
+    def __init__(self) -> None:  # every field is set by the caller, nothing here
+        pass
 
 
 ACTIONS_BY_PHASE: dict[Phase, frozenset[str]] = {

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..actions import Action
 from ..cards import Card
+from ..frozen import reduce_frozen
 from ..melds import Meld
 from ..rules import RuleSet
 
@@ -54,8 +55,12 @@ class HandEnd:
     buys: tuple[int, ...]
     out: tuple[bool, ...]  # who went out (a floater, hand empty but not out, did not)
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return reduce_frozen(self)  # pickles and copies in the compiled core too
+
 
 # ---- how a field is copied -----------------------------------------------------------------
+
 SHARED = "shared"  # immutable, or never changed in place: the copy shares it
 LIST = "list"  # a list of immutable values
 LISTS = "lists"  # a list of lists of immutable values

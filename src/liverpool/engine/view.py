@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ..cards import Card, card_str, parse_card
+from ..frozen import reduce_frozen
 from ..melds import Meld
 from ..rules import Contract, RuleSet
 
@@ -128,6 +129,9 @@ class SeatView:
     went_down_now: bool = field(metadata=as_json(FLAG, "went_down_this_turn", default=False))
     need_layoff: bool = field(metadata=as_json(FLAG, "must_lay_off", default=False))
     bonus_laid: bool = field(metadata=as_json(FLAG, "bonus_laid_off", default=False))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return reduce_frozen(self)  # pickles and copies in the compiled core too
 
     def to_json(self) -> dict[str, Any]:
         return {json_name: write(getattr(self, name)) for name, json_name, (write, _), _ in _JSON}
