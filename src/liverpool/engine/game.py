@@ -311,8 +311,9 @@ class Game(DrawRules):
         for s, k in enumerate(view.known):
             if s != view.seat:
                 hidden.subtract(k)
-        pool = sorted(hidden.elements())
-        rng.shuffle(pool)
+        # shuffled by sorting on a random key per card: a uniform shuffle like ``rng.shuffle``,
+        # a few times faster here, where worlds are sampled by the thousand
+        pool = [c for _, c in sorted([(rng.random(), c) for c in sorted(hidden.elements())])]
         g.hands = []
         for s in range(n):
             if s == view.seat:

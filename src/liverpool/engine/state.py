@@ -39,6 +39,11 @@ class Phase(Enum):
     GIVE = "give"  # give_cards: every other player gives the discarder a card
     OVER = "over"  # the game has ended
 
+    def __hash__(self) -> int:
+        # members are singletons compared by identity: Enum's own hash (of the name) is Python
+        # code, called on every action where a phase keys a table
+        return object.__hash__(self)
+
 
 @dataclass(frozen=True, slots=True)
 class HandEnd:
@@ -164,7 +169,7 @@ PUBLIC_FIELDS = tuple(name for name, _, view, _ in STATE_FIELDS if view == PUBLI
 
 
 def _copy_rng(rng: random.Random) -> random.Random:
-    out = random.Random()
+    out = random.Random(0)  # any seed: the state is replaced (no seed reads the OS's entropy)
     out.setstate(rng.getstate())
     return out
 
