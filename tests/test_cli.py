@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from conftest import C
 
-from liverpool import bench, cli, soak
+from liverpool import bench, cli, compiled, soak
 from liverpool.actions import ACTION_TYPES
 from liverpool.cards import JOKER, card_str
 from liverpool.engine import Game, stacked_deck
@@ -181,6 +181,8 @@ BENCH_KEYS = {"engine_actions_per_s", "engine_games_per_s", "solver_p50_ms", "so
 
 def _check_bench(out: dict[str, Any]) -> None:
     assert set(out) >= BENCH_KEYS
+    assert out["core"] == compiled.core  # which core was measured
+    assert out["core_detail"] == compiled.describe()
     assert out["engine_actions_per_s"] > 0 and out["engine_games_per_s"] > 0
     assert 0 < out["solver_p50_ms"] <= out["solver_p99_ms"]
     mix = out["action_mix"]
@@ -204,6 +206,59 @@ def test_bench_quick_json_through_the_cli(capsys: pytest.CaptureFixture[str]) ->
 def test_bench_module_quick_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert bench.main(argparse.Namespace(json=True, quick=True)) == 0
     _check_bench(json.loads(capsys.readouterr().out))
+
+
+class _FakeSpielState:
+    """A game of two chance actions (a deal) then three player actions."""
+
+    def __init__(self) -> None:
+        self.steps = 0
+
+    def is_terminal(self) -> bool:
+        return self.steps == 5
+
+    def is_chance_node(self) -> bool:
+        return self.steps < 2
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return [(0, 0.5), (1, 0.5)]
+
+    def legal_actions(self) -> list[int]:
+        return [0, 1, 2]
+
+    def apply_action(self, action: int) -> None:
+        self.steps += 1
+
+
+class _FakeSpiel:
+    @staticmethod
+    def load_game(name: str) -> Any:
+        assert name == "gin_rummy"
+        return argparse.Namespace(new_initial_state=_FakeSpielState)
+
+
+def test_bench_peer_counts_the_peers_player_actions_apart(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "pyspiel", _FakeSpiel())
+    assert cli.main(["bench", "peer", "--rounds", "2", "--seconds", "0.05", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["core"] == compiled.core and len(out["rounds"]) == 2
+    for r in out["rounds"]:
+        assert r["ours_actions_per_s"] > 0
+        # 3 of every 5 of the fake peer's actions are a player's
+        assert r["peer_player_actions_per_s"] == pytest.approx(
+            0.6 * r["peer_all_actions_per_s"], rel=0.01)
+    ratios = sorted(r["ours_actions_per_s"] / r["peer_player_actions_per_s"]
+                    for r in out["rounds"])
+    assert out["median_ratio_to_peer_player_actions"] == pytest.approx(sum(ratios) / 2,
+                                                                       rel=0.01)
+
+
+def test_bench_peer_without_openspiel_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # importing it raises ImportError
+    with pytest.raises(SystemExit, match="pip install open_spiel"):
+        cli.main(["bench", "peer", "--rounds", "1", "--seconds", "0.01"])
 
 
 def test_bench_corpus_is_balanced() -> None:
