@@ -1,0 +1,106 @@
+"""The expert's strength against its targets: seeded tournaments, one per line of the table
+below, each through the simulator's own code (seats rotated, the same seeds on every machine),
+then one table with every win rate and its 95% Wilson interval.
+
+    python scripts/expert_strength.py [--games 600] [--workers 2] [--only standard-4,arena-2]
+        [--old-expert 'PATH/TO/OLD/liverpool bot expert'] [--json FILE]
+
+``--old-expert`` names a command that speaks the bot protocol (``liverpool bot expert`` from an
+install of an earlier version) for the line "arena-2-old"; without it that line is skipped.
+A run of 600 games per line takes hours of CPU: this is a command, never part of the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from liverpool import compiled
+from liverpool.simulate import run_local, specs_for, summarize, wilson
+
+
+@dataclass(frozen=True)
+class Line:
+    name: str
+    preset: str
+    bots: tuple[str, ...]
+    seed: int
+    target: str  # in words
+    passes_at: float  # the win rate (or, for "lower bound" lines, the interval's low end) needed
+    on_lower_bound: bool = False
+
+
+LINES = (
+    Line("standard-4", "standard", ("expert", "basic", "basic", "basic"), 1101, ">= 55%", 0.55),
+    Line("arena-2", "arena", ("expert", "basic"), 1201, ">= 80%", 0.80),
+    Line("hoyle-4", "hoyle", ("expert", "basic", "basic", "basic"), 1301,
+         "lower bound > 35%", 0.35, True),
+    Line("classic-4", "classic", ("expert", "basic", "basic", "basic"), 1401,
+         "lower bound > 35%", 0.35, True),
+    Line("arena-4", "arena", ("expert", "basic", "basic", "basic"), 1501,
+         "lower bound > 35%", 0.35, True),
+    Line("house-4", "house", ("expert", "basic", "basic", "basic"), 1601,
+         "lower bound > 35%", 0.35, True),
+    Line("arena-2-old", "arena", ("expert", "OLD"), 1701, ">= 55% against the old expert", 0.55),
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=int, default=600)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--only", default="", help="comma-separated line names")
+    p.add_argument("--old-expert", default="", help="command of an earlier version's expert")
+    p.add_argument("--json", default="", help="also write the results to this file")
+    args = p.parse_args(argv)
+    wanted = {x for x in args.only.split(",") if x}
+    lines = [ln for ln in LINES if (not wanted or ln.name in wanted)
+             and (ln.name != "arena-2-old" or args.old_expert)]
+    unknown = wanted - {ln.name for ln in LINES}
+    if unknown:
+        p.error(f"no line named {', '.join(sorted(unknown))}")
+    err = Console(stderr=True)
+    err.print(f"core: {compiled.describe()}")
+    rows = []
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err) as bar:
+        for ln in lines:
+            bots = tuple(f"cmd:{args.old_expert}" if b == "OLD" else b for b in ln.bots)
+            task = bar.add_task(ln.name, total=args.games)
+            start = time.perf_counter()
+            results = run_local(specs_for(args.games, ln.preset, {}, bots, ln.seed),
+                                args.workers, False, lambda k, t=task: bar.advance(t, k))
+            stats = {s.bot: s for s in summarize(results)}["expert"]
+            low, high = wilson(stats.wins, stats.games)
+            rate = stats.wins / stats.games
+            passed = (low > ln.passes_at) if ln.on_lower_bound else rate >= ln.passes_at
+            rows.append({"line": ln.name, "preset": ln.preset, "players": len(ln.bots),
+                         "opponents": ",".join(bots[1:]), "seed": ln.seed,
+                         "games": stats.games, "expert_wins": stats.wins,
+                         "win_rate": rate, "ci95": [low, high], "target": ln.target,
+                         "met": passed, "seconds": round(time.perf_counter() - start, 1),
+                         "incidents": sum(len(r.incidents) for r in results)})
+    table = Table(title=f"expert at its default budget ({compiled.core} core)")
+    for col in ("line", "games", "expert wins", "win rate", "95% interval", "target", "met",
+                "incidents"):
+        table.add_column(col, justify="left" if col in ("line", "target") else "right")
+    for r in rows:
+        table.add_row(r["line"], str(r["games"]), f"{r['expert_wins']:g}",
+                      f"{r['win_rate']:.1%}", f"{r['ci95'][0]:.1%}-{r['ci95'][1]:.1%}",
+                      r["target"], "yes" if r["met"] else "no", str(r["incidents"]))
+    Console().print(table)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"core": compiled.core, "lines": rows}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
