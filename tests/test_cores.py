@@ -116,3 +116,113 @@ def test_both_cores_play_the_same_seeded_tournament(tmp_path: Path) -> None:
         assert len(files) == 3
         outputs[core] = (run.stdout, [(f.name, f.read_bytes()) for f in files])
     assert outputs["compiled"] == outputs["python"]
+
+
+# ---- untrusted JSON: the same clear error on both cores -------------------------------------
+# The compiled core checks annotations when a compiled function is called: a value of the wrong
+# type that reaches one would be a TypeError there, where pure Python reached a check that says
+# what is wrong. Seeded mutations of valid records, actions, melds, views and rule options, each
+# field swapped for a value of another JSON type, must meet the same domain error on both cores.
+
+MALFORMED = """
+import json, random
+from liverpool.actions import Action
+from liverpool.engine import Game
+from liverpool.engine.view import SeatView
+from liverpool.melds import Meld
+from liverpool.record import game_record, replay
+from liverpool.randomplay import random_action
+from liverpool.rules import RuleSet
+
+rules = RuleSet.preset("arena")
+game = Game(rules, 3, seed=5)
+rng = random.Random(5)
+while len(game.actions) < 120 and not game.over:
+    game.apply(random_action(game, rng))
+record = json.loads(json.dumps(game_record(game)))
+actions = record["actions"]
+view = game.view_for(0).to_json()
+melds = [m.to_json() for m in game.melds]
+ODD = [None, True, 0, -1, 2.5, "", "x", "AH", [], [1], ["AH", 3], {}, {"a": 1}, 10**40]
+
+def mutate(value, r):
+    if isinstance(value, dict) and value and r.random() < 0.8:
+        key = r.choice(sorted(value))
+        out = dict(value)
+        out[key] = mutate(value[key], r) if r.random() < 0.5 else r.choice(ODD)
+        if r.random() < 0.1:
+            del out[key]
+        return out
+    if isinstance(value, list) and value and r.random() < 0.8:
+        out = list(value)
+        i = r.randrange(len(out))
+        out[i] = mutate(out[i], r) if r.random() < 0.5 else r.choice(ODD)
+        return out
+    return r.choice(ODD)
+
+def outcome(call, arg):
+    try:
+        got = call(arg)
+    except Exception as e:
+        return [type(e).__name__, str(e)[:200]]
+    return ["ok", str(getattr(got, "error", None))[:200]]
+
+r = random.Random(2024)
+out = []
+for _ in range(150):
+    out.append(outcome(replay, mutate(record, r)))
+    out.append(outcome(Action.from_json, mutate(r.choice(actions), r)))
+    out.append(outcome(lambda m: Meld.from_json(m, rules), mutate(r.choice(melds), r)))
+    out.append(outcome(lambda v: SeatView.from_json(v, rules), mutate(view, r)))
+    name, options = "house", {"max_buys": 2, "hands": [1, 2], "naturals": [2, 3]}
+    out.append(outcome(lambda o: RuleSet.preset(*o), [mutate(name, r) if r.random() < 0.3
+                                                      else name, mutate(options, r)]))
+print(json.dumps(out))
+"""
+
+DOMAIN_ERRORS = {"ok", "RecordError", "ActionFormatError", "ValueError", "RulesError",
+                 "CardError"}
+
+
+def test_untrusted_json_meets_the_same_clear_error_on_both_cores() -> None:
+    cores = ("python", "compiled") if compiled.core == "compiled" else ("python",)
+    seen = {}
+    for core in cores:
+        run = run_with_core(core, "-c", MALFORMED)
+        assert run.returncode == 0, run.stderr[-2000:]
+        seen[core] = json.loads(run.stdout)
+        kinds = {kind for kind, _ in seen[core]}
+        assert kinds <= DOMAIN_ERRORS, [x for x in seen[core] if x[0] not in DOMAIN_ERRORS][:5]
+        assert len(kinds) >= 4  # the mutations reach several readers' errors
+        assert all(message for kind, message in seen[core] if kind != "ok")
+    if len(cores) == 2:
+        # the same refusals (a message may word a wrong type differently)
+        assert [k for k, _ in seen["compiled"]] == [k for k, _ in seen["python"]]
+
+
+HUGE_RECORDS = """
+import resource, json
+resource.setrlimit(resource.RLIMIT_AS, (800 * 2**20, 800 * 2**20))  # a runaway fails fast
+from liverpool.record import RecordError, new_game_from_record
+out = []
+for rec in ({"rules": {"preset": "standard"}, "players": 10**9},
+            {"rules": {"preset": "standard"}, "players": 10**40},
+            {"rules": {"preset": "house", "overrides": {"decks": 10**7}}, "players": 4}):
+    try:
+        new_game_from_record(rec)
+        out.append("made")
+    except RecordError as e:
+        out.append(str(e))
+print(json.dumps(out))
+"""
+
+
+def test_a_record_asking_for_huge_tables_is_refused_before_anything_is_built() -> None:
+    """Found by the mutations above: a record's player count became names before it was
+    checked, and a deck count had no bound (the replay built the pack first)."""
+    for core in ("python", "compiled") if compiled.core == "compiled" else ("python",):
+        run = run_with_core(core, "-c", HUGE_RECORDS, timeout=120)
+        assert run.returncode == 0, run.stderr[-1500:]
+        players_1, players_2, decks = json.loads(run.stdout)
+        assert "3-8 players" in players_1 and "3-8 players" in players_2
+        assert "decks" in decks and "1..8" in decks

@@ -220,7 +220,7 @@ def test_from_json_reads_earlier_forms_and_refuses_bad_melds() -> None:
     for bad in ([], {**bare, "kind": "pair"}, {**bare, "cards": ["5D", "9C", "7D"]}):
         with pytest.raises(ValueError):
             Meld.from_json(bad, HOUSE)
-    with pytest.raises(KeyError):
+    with pytest.raises(ValueError, match="missing field 'cards'"):
         Meld.from_json({"owner": 0, "kind": "run"}, HOUSE)
 
 

@@ -106,8 +106,18 @@ class Meld:
         ``suit``, ``low`` and ``stands_for``. A run is taken as its ``suit`` and ``low`` name it
         where those fit its cards, otherwise (as a set always) as its cards read under ``rules``
         (any reading, the naturals minimum of a new meld aside). ``stands_for`` follows from
-        the rest and is not read. ``ValueError`` for a meld these rules refuse; a missing field
-        raises ``KeyError``, a field of the wrong type ``TypeError`` or ``ValueError``."""
+        the rest and is not read. ``ValueError`` for anything else: a meld these rules refuse,
+        a missing field, a field of the wrong type."""
+        try:
+            return Meld._read_json(obj, rules)
+        except ValueError:
+            raise
+        except (KeyError, TypeError, AttributeError, IndexError) as e:
+            what = f"missing field {e}" if isinstance(e, KeyError) else str(e)
+            raise ValueError(f"not a meld: {what}") from None
+
+    @staticmethod
+    def _read_json(obj: Any, rules: RuleSet) -> Meld:
         if not isinstance(obj, dict):
             raise ValueError(f"not a meld: {obj!r}")
         owner = int(obj["owner"])

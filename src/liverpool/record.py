@@ -43,10 +43,9 @@ def new_game_from_record(rec: Any) -> Game:
     rules_obj = rec["rules"]
     if not isinstance(rules_obj, dict):
         raise RecordError("\"rules\" must be an object with \"preset\" and \"overrides\"")
-    players = rec["players"]
-    if isinstance(players, int) and not isinstance(players, bool):
-        players = [f"P{i}" for i in range(players)]
-    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+    players = rec["players"]  # a list of names, or a number of players (named P0, P1, ...)
+    if isinstance(players, bool) or not isinstance(players, int | list) or (
+            isinstance(players, list) and not all(isinstance(p, str) for p in players)):
         raise RecordError("\"players\" must be a list of names")
     try:
         rules = RuleSet.preset(rules_obj.get("preset", "standard"),
@@ -57,6 +56,8 @@ def new_game_from_record(rec: Any) -> Game:
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise RecordError("\"seed\" must be a whole number")
     first_dealer = rec.get("first_dealer", 0)
+    if isinstance(first_dealer, bool) or not isinstance(first_dealer, int):
+        raise RecordError("\"first_dealer\" must be a seat number")
     deals = None
     if rec.get("deals") is not None:
         try:

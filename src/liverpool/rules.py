@@ -27,7 +27,12 @@ PROGRESSION = ("all", "own")
 
 
 class RulesError(ValueError):
-    """An override or rule set that cannot be played; the message names the knob."""
+    """An override or rule set that cannot be played; the message names the knob, and so does
+    ``knob`` where the error is about one (None: the preset, the overrides as a whole)."""
+
+    def __init__(self, message: str, knob: str | None = None) -> None:
+        super().__init__(message)
+        self.knob = knob
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,19 +136,24 @@ class RuleSet:
     own_max_hands: int = 20
     hands: tuple[int, ...] | None = None
 
-    # ---- construction -------------------------------------------------------------------
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         return reduce_frozen(self)  # pickles and copies in the compiled core too
 
+    # ---- construction -------------------------------------------------------------------
     @staticmethod
-    def preset(name: str = DEFAULT_PRESET, overrides: Mapping[str, Any] | None = None
+    def preset(name: object = DEFAULT_PRESET, overrides: Mapping[str, Any] | None = None
                ) -> RuleSet:
-        if name not in PRESETS:
-            raise RulesError(f"unknown preset {name!r}; choose one of {', '.join(PRESET_NAMES)}")
+        # any object, as it often comes from JSON: the compiled core would make a name that is
+        # not text a TypeError at the call, before this could say what is wrong
+        if not isinstance(name, str) or name not in PRESETS:
+            raise RulesError(f"unknown preset {str(name)[:40]!r}; choose one of "
+                             f"{', '.join(PRESET_NAMES)}")
         base = PRESETS[name]
         return base.with_overrides(overrides or {})
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> RuleSet:
+        if not isinstance(overrides, Mapping):
+            raise RulesError("overrides must be an object of knob: value")
         changes: dict[str, Any] = {}
         for knob, value in overrides.items():
             if knob not in KNOBS:
@@ -157,12 +167,12 @@ class RuleSet:
         """Fail with a message naming the knob on an impossible value or a contradiction."""
         def need(ok: bool, knob: str, why: str) -> None:
             if not ok:
-                raise RulesError(f"{knob}: {why}")
+                raise RulesError(f"{knob}: {why}", knob)
 
         need(2 <= self.min_players <= self.max_players <= 8, "players",
              "player counts must satisfy 2 <= min <= max <= 8")
-        need(len(self.decks) > 0 and all(d >= 1 for _, d in self.decks), "decks",
-             "each deck count must be at least 1")
+        need(len(self.decks) > 0 and all(1 <= d <= 8 for _, d in self.decks), "decks",
+             "each deck count must be 1..8")
         need(self.decks[-1][0] >= self.max_players, "decks",
              f"no deck count given for {self.max_players} players")
         need(0 <= self.jokers_per_deck <= 8, "jokers_per_deck", "must be 0..8")
@@ -234,12 +244,13 @@ class RuleSet:
     def check_players(self, players: int) -> None:
         if not self.min_players <= players <= self.max_players:
             raise RulesError(f"players: {self.name} is for {self.min_players}-"
-                             f"{self.max_players} players, not {players}")
+                             f"{self.max_players} players, not {players}", "players")
         total = self.decks_for(players) * (52 + self.jokers_per_deck)
         biggest = max(self.deal_sizes)
         if players * biggest + 1 > total:
             raise RulesError(f"deal_sizes: dealing {biggest} cards to {players} players needs "
-                             f"{players * biggest + 1} cards but the decks hold {total}")
+                             f"{players * biggest + 1} cards but the decks hold {total}",
+                             "deal_sizes")
 
     def hand_list(self) -> tuple[int, ...]:
         """Contract numbers (1-based) of the hands played, in order (``all`` progression)."""
@@ -287,7 +298,7 @@ def knob_to_json(knob: str, value: Any) -> Any:
 def _coerce(base: RuleSet, knob: str, value: Any) -> Any:
     """Turn an override's JSON value into the knob's type, or fail naming the knob."""
     def bad(why: str) -> RulesError:
-        return RulesError(f"{knob}: {why} (got {value!r})")
+        return RulesError(f"{knob}: {why} (got {value!r})", knob)
 
     def as_int(v: Any) -> int:
         if isinstance(v, bool) or not isinstance(v, int):

@@ -43,7 +43,11 @@ class Game(DrawRules):
 
     def __init__(self, rules: RuleSet, players: Sequence[str] | int, seed: int = 0,
                  deals: Sequence[Sequence[Card]] | None = None, first_dealer: int = 0) -> None:
-        names = [f"P{i}" for i in range(players)] if isinstance(players, int) else list(players)
+        if isinstance(players, int):
+            rules.check_players(players)  # before making that many names
+            names = [f"P{i}" for i in range(players)]
+        else:
+            names = list(players)
         n = len(names)
         rules.check_players(n)
         if not 0 <= first_dealer < n:

@@ -398,7 +398,9 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         try:
             rules = RuleSet.preset(preset, overrides)
         except (RulesError, TypeError, ValueError, OverflowError) as e:
-            raise ApiError(400, "bad_rules", str(e)[:500], "overrides") from None
+            knob = e.knob if isinstance(e, RulesError) else None
+            raise ApiError(400, "bad_rules", str(e)[:500],
+                           f"overrides.{knob}" if knob else "overrides") from None
         check_web_rules(rules, lim)
         seats_in = body.get("seats")
         if not isinstance(seats_in, list) or not seats_in or len(seats_in) > 8:
