@@ -185,6 +185,7 @@ def _check_bench(out: dict[str, Any]) -> None:
     assert out["core_detail"] == compiled.describe()
     assert out["engine_actions_per_s"] > 0 and out["engine_games_per_s"] > 0
     assert 0 < out["solver_p50_ms"] <= out["solver_p99_ms"]
+    assert 0 < out["solver_cpu_p50_ms"] <= out["solver_cpu_p99_ms"]
     mix = out["action_mix"]
     assert set(mix) <= set(ACTION_TYPES) and all(k > 0 for k in mix.values())
     assert sum(mix.values()) == out["engine_actions"]
