@@ -226,3 +226,41 @@ def test_a_record_asking_for_huge_tables_is_refused_before_anything_is_built() -
         players_1, players_2, decks = json.loads(run.stdout)
         assert "3-8 players" in players_1 and "3-8 players" in players_2
         assert "decks" in decks and "1..8" in decks
+
+
+PICKLES = """
+import copy, json, pickle, random
+from liverpool.actions import Action
+from liverpool.engine import Game
+from liverpool.randomplay import random_action
+from liverpool.rules import RuleSet
+from liverpool.solver import best_go_down
+
+game = Game(RuleSet.preset("house"), 4, seed=9)
+rng = random.Random(9)
+while game.hand_index < 1 or len(game.melds) < 2:
+    game.apply(random_action(game, rng))
+view = game.view_for(0)
+values = [Action("lay_off", 1, card=5, meld=0, end="low"), game.rules, game.melds[0],
+          game.last_hand_end, view, best_go_down(game.hands[0], game.contract_for(0), game.rules)]
+out = []
+for value in [game, *values]:
+    for copied in (pickle.loads(pickle.dumps(value)), copy.deepcopy(value), copy.copy(value)):
+        same = copied.snapshot() == value.snapshot() if isinstance(value, Game) else \\
+            copied == value
+        out.append([type(value).__name__, same])
+copied = copy.deepcopy(game)
+copied.apply(random_action(copied, random.Random(1)))
+out.append(["independent", copied.snapshot() != game.snapshot()])
+print(json.dumps(out))
+"""
+
+
+def test_games_actions_and_views_pickle_and_copy_on_both_cores() -> None:
+    """Pickling an ``Action`` or a ``Game`` failed on the compiled core: its classes cannot be
+    made without ``__init__``, the default way of unpickling."""
+    for core in ("python", "compiled") if compiled.core == "compiled" else ("python",):
+        run = run_with_core(core, "-c", PICKLES)
+        assert run.returncode == 0, run.stderr[-1500:]
+        results = json.loads(run.stdout)
+        assert len(results) == 22 and all(same for _, same in results), results

@@ -79,6 +79,11 @@ class Action:
     def __hash__(self) -> int:
         return hash(self._key())
 
+    def __reduce__(self) -> tuple[type[Action], tuple[object, ...]]:
+        # pickled and copied through the constructor: the compiled core's classes cannot be
+        # made without __init__ (which the default way of unpickling does)
+        return Action, self._key()
+
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={value!r}" for name, value in zip(_FIELD_NAMES, self._key(),
                                                                       strict=True)

@@ -28,6 +28,7 @@ from ..melds import SET, arrangements, layoff_ends, meld_readings, swap_options
 from ..rules import RuleSet
 from .draw import DrawRules
 from .state import (
+    STATE_FIELDS,
     IllegalActionError,
     Phase,
     copy_state,
@@ -354,6 +355,11 @@ class Game(DrawRules):
         copy_state(self, g)
         return g
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # pickled and deep-copied as its declared fields (the compiled core's classes cannot be
+        # made without __init__, which the default way of unpickling does)
+        return _game_with, ({name: getattr(self, name) for name, *_ in STATE_FIELDS},)
+
     def hidden_from(self, seat: int) -> list[Card]:
         """The cards ``seat`` cannot see: others' hands less their known cards, and the stock."""
         out = list(self.stock)
@@ -379,6 +385,14 @@ class Game(DrawRules):
                 del pool[:take]
         g.stock = pool
         return g
+
+
+def _game_with(fields: dict[str, Any]) -> Game:
+    """A game made of ``fields`` (what ``Game.__reduce__`` gives pickle)."""
+    g: Game = _Blank()
+    for name, value in fields.items():
+        setattr(g, name, value)
+    return g
 
 
 class _Blank(Game):
