@@ -291,3 +291,32 @@ def test_playout_survives_a_world_that_strands_a_seat() -> None:
     legal = game.legal_actions(2)
     for k in range(4):
         assert make_bot("expert:4it").choose(view, legal, random.Random(k)) in legal
+
+
+def test_all_out_filter_never_rejects_a_hand_the_solver_melds() -> None:
+    """``runs_may_hold_all`` lets playouts skip the solver for hopeless all-out hands; it must
+    never turn away a hand the solver can meld whole (else the policy would not be basic's)."""
+    from liverpool.bots.policy import runs_may_hold_all
+    from liverpool.cards import JOKER, make_card
+    from liverpool.solver import best_go_down
+
+    rng = random.Random(5)
+    for preset in ("standard", "classic"):
+        rules = RuleSet.preset(preset)
+        contract = rules.contracts[6]
+        rejected = 0
+        for _ in range(1500):
+            hand = []
+            for _ in range(3):
+                suit, lo, length = rng.randrange(4), rng.randint(1, 10), rng.randint(4, 7)
+                hand += [make_card(r, suit) if rng.random() > 0.1 else JOKER
+                         for r in range(lo, min(lo + length, 15))]
+            for _ in range(rng.randint(0, 3)):
+                if rng.random() < 0.5:
+                    hand.pop(rng.randrange(len(hand)))
+                hand.append(rng.choice([JOKER, *range(52)]))
+            if not runs_may_hold_all(hand, contract, rules):
+                rejected += 1
+                assert best_go_down(hand, contract, rules, all_out=True,
+                                    empty_ok=rules.going_out != "discard") is None, hand
+        assert rejected > 500
