@@ -141,6 +141,12 @@ def policy_action(g: Game, seat: int) -> Action:
     if ph is Phase.PLAY and not g.down[seat] and not g.floating[seat] and not g.gd_swaps \
             and not (rules.swap_at_go_down and rules.joker_swap != "none"):
         return _play_not_down(g, seat)
+    # swaps are open to a seat going down: the basic choice is still its best go-down if it
+    # has one, and the discard if no table wild could take a card of its hand
+    if ph is Phase.PLAY and not g.down[seat] and not g.floating[seat] and not g.gd_swaps \
+            and not g.must_play and (solved_go_down(g, seat) is not None
+                                     or not _may_swap(hand, g.melds, rules)):
+        return _play_not_down(g, seat)
     legal = g.legal_actions(seat)
     if not legal:
         raise StrandedSeat(f"seat {seat} has no legal action in this world")
@@ -237,6 +243,27 @@ def runs_may_hold_all(hand: Sequence[Card], contract: Contract, rules: RuleSet) 
         else:
             need += max(0, k * min_run - len(rs))
     return need <= wilds
+
+
+def _may_swap(hand: Sequence[Card], melds: Sequence[Meld], rules: RuleSet) -> bool:
+    """Whether ``hand`` holds a card that might replace a wild of a table meld (the cards the
+    engine tries for a swap: a set's rank in any suit, the card a run's wild stands for)."""
+    if rules.joker_swap == "none":
+        return False
+    wilds = wild_cards(rules.deuces_wild)
+    held = set(hand)
+    for m in melds:
+        if m.kind == SET and rules.joker_swap != "runs_and_sets":
+            continue
+        for place, w in enumerate(m.cards):
+            if w not in wilds:
+                continue
+            if m.kind == SET:
+                if any(make_card(m.key, suit) in held for suit in range(4)):
+                    return True
+            elif m.stands_for(place) in held:
+                return True
+    return False
 
 
 def _play_not_down(g: Game, seat: int) -> Action:
