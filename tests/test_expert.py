@@ -320,3 +320,26 @@ def test_all_out_filter_never_rejects_a_hand_the_solver_melds() -> None:
                 assert best_go_down(hand, contract, rules, all_out=True,
                                     empty_ok=rules.going_out != "discard") is None, hand
         assert rejected > 500
+
+
+def test_worlds_agree_with_the_discard_a_seat_was_seen_to_make() -> None:
+    """A seat that just threw the top discard away is dealt, where its cards are hidden, a
+    hand from which the basic judgement would have thrown that card (when such a hand is found
+    in the repair's deals), and its cards seen by everyone stay."""
+    from liverpool.bots.worlds import agrees_discarded, sample_world, signs
+
+    agreed = tried = 0
+    for game, seat in _basic_game_points("standard", 4, seed=43):
+        view = game.view_for(seat)
+        found = [(s, d) for s, d in signs(view) if not d]
+        if not found:
+            continue
+        s = found[0][0]
+        for k in range(3):
+            world = sample_world(view, random.Random(k))
+            assert len(world.hands[s]) == view.hand_sizes[s]
+            assert not Counter(view.known[s]) - Counter(world.hands[s])
+            assert world.cards_in_play() == Game.from_view(view, random.Random(k)).cards_in_play()
+            tried += 1
+            agreed += agrees_discarded(world.hands[s], view.discard[-1], view, s)
+    assert tried > 30 and agreed > 0.5 * tried

@@ -8,6 +8,10 @@ decision, ``expert:400it``, or time, ``expert:200ms``; the default looks at 8 wo
 at a time up to 32 while an alternative is ahead of the basic choice but not clearly), *obvious
 decision* (one the bot answers without searching).
 
+Worlds come from ``worlds.sample_world``: the hidden cards dealt at random, then the seat that
+just threw the top discard away (and the seat that just let it go) dealt again where needed so
+that, judged as the basic bot judges, it would have done what it was seen to do.
+
 Only decisions that matter are searched: taking the discard or drawing when the top card would
 help, buying a card that would help, and the discard when several cards are close in keep
 value. Every candidate is played out in the same worlds with the same random numbers (common
@@ -28,11 +32,12 @@ from collections.abc import Sequence
 
 from ..actions import Action
 from ..cards import Card, wild_cards
-from ..engine import Game, SeatView
+from ..engine import SeatView
 from .base import by_type
 from .basic import BasicBot
 from .heuristics import fits_table, keep_values, usefulness
 from .policy import play_out
+from .worlds import sample_world
 
 DEFAULT_ITERATIONS = 8  # worlds before the search first looks at its scores
 DEFAULT_MOST = 32  # worlds at most (default budget), while no candidate is clearly ahead
@@ -131,7 +136,7 @@ class ExpertBot:
                     break
             elif worlds > 0 and time.perf_counter() >= deadline:
                 break
-            world = Game.from_view(view, rng)
+            world = sample_world(view, rng)
             seed = rng.getrandbits(32)
             for i, cand in enumerate(candidates):
                 g = world.clone()

@@ -96,7 +96,7 @@ def fast_keep_values(hand: Sequence[Card], contract: Contract, rules: RuleSet, d
     return out
 
 
-def _wants(hand: Sequence[Card], card: Card, contract: Contract, rules: RuleSet,
+def wants(hand: Sequence[Card], card: Card, contract: Contract, rules: RuleSet,
            melds: Sequence[Meld], threshold: float) -> bool:
     """The basic bot's test for taking or buying ``card`` (same thresholds, same values)."""
     with_card = [*hand, card]
@@ -125,7 +125,7 @@ def policy_action(g: Game, seat: int) -> Action:
             if down:
                 if top in fitting_cards(g.melds, rules):
                     return Action("take_discard", seat)
-            elif _wants(hand, top, g.contract_for(seat), rules, g.melds, 1.6):
+            elif wants(hand, top, g.contract_for(seat), rules, g.melds, 1.6):
                 return Action("take_discard", seat)
         if rules.layoff_instead_of_draw and down:
             for a in g.legal_actions(seat):
@@ -135,7 +135,7 @@ def policy_action(g: Game, seat: int) -> Action:
     if ph is Phase.BUY:
         top = g.discard[-1]
         if (not g.down[seat] and len(hand) <= 16
-                and _wants(hand, top, g.contract_for(seat), rules, g.melds, 2.4)):
+                and wants(hand, top, g.contract_for(seat), rules, g.melds, 2.4)):
             return Action("buy", seat)
         return Action("pass", seat)
     if ph is Phase.PLAY and not g.down[seat] and not g.floating[seat] and not g.gd_swaps \
