@@ -19,7 +19,7 @@ from conftest import stacked_game
 from liverpool.actions import Action
 from liverpool.bots import BasicBot, ExpertBot, make_bot
 from liverpool.bots import expert as expert_module
-from liverpool.bots.expert import pick
+from liverpool.bots.expert import is_open, pick
 from liverpool.bots.heuristics import usefulness
 from liverpool.bots.policy import play_out, policy_action
 from liverpool.engine import Game
@@ -197,6 +197,30 @@ def test_an_iteration_budget_samples_exactly_that_many_worlds(monkeypatch: pytes
     monkeypatch.setattr(Game, "from_view", staticmethod(clock.from_view))
     make_bot("expert:6it").choose(g.view_for(s), g.legal_actions(s), random.Random(2))
     assert clock.worlds == 6
+
+
+def test_the_default_budget_adds_worlds_only_while_the_answer_is_open(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``expert`` looks at 8 worlds, then adds 8 at a time up to 32 while ``is_open``; the
+    worlds counted are a multiple of 8, and both ends are met over a few searched decisions."""
+    points = [(g, s) for g, s in _basic_game_points("standard", 4, seed=12, every=2)
+              if len(ExpertBot().candidates(g.view_for(s), g.legal_actions(s))) > 1]
+    counts = set()
+    for g, s in points[:12]:
+        clock = _WorldClock(0.0)
+        monkeypatch.setattr(Game, "from_view", staticmethod(clock.from_view))
+        make_bot("expert").choose(g.view_for(s), g.legal_actions(s), random.Random(2))
+        assert clock.worlds in (8, 16, 24, 32)
+        counts.add(clock.worlds)
+    assert 8 in counts and len(counts) > 1
+
+
+def test_is_open_while_an_alternative_leads_but_not_clearly() -> None:
+    basic = [10.0, -20.0, 35.0, 0.0, 12.0, -5.0]
+    assert not is_open([basic, [x + 1.0 for x in basic]])  # behind: settled
+    assert not is_open([basic, [x - 4.0 for x in basic]])  # clearly ahead: settled
+    noisy = [x + d for x, d in zip(basic, [-22.0, 20.0, -21.0, 19.0, -20.0, 12.0], strict=True)]
+    assert is_open([basic, noisy])  # ahead by 2 on average, up and down by 20
 
 
 # ---- 5. the search overrules the basic choice only on clear evidence --------------------------
