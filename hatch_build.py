@@ -31,7 +31,7 @@ CORE_MODULES = (
     "cards", "rules", "melds", "solver", "actions",
     "engine/state", "engine/view", "engine/turns", "engine/calls", "engine/play",
     "engine/draw", "engine/game",
-    "bots/base", "bots/heuristics", "bots/basic", "bots/policy", "bots/expert",
+    "bots/base", "bots/heuristics", "bots/basic", "bots/policy", "bots/worlds", "bots/expert",
 )
 GROUP = "liverpool_core"  # name of the shared library holding the compiled code
 MANIFEST = "liverpool/_compiled.json"

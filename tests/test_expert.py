@@ -17,7 +17,7 @@ from conftest import stacked_game
 
 from liverpool.actions import Action
 from liverpool.bots import BasicBot, ExpertBot, make_bot
-from liverpool.bots.expert import pick
+from liverpool.bots.expert import is_open, pick
 from liverpool.bots.heuristics import usefulness
 from liverpool.bots.policy import play_out, policy_action
 from liverpool.engine import Game
@@ -176,6 +176,28 @@ def test_an_iteration_budget_samples_exactly_that_many_worlds() -> None:
     assert bot.worlds_sampled == 6
 
 
+def test_the_default_budget_adds_worlds_only_while_the_answer_is_open() -> None:
+    """``expert`` looks at 8 worlds, then adds 8 at a time up to 32 while ``is_open``; the
+    worlds counted are a multiple of 8, and both ends are met over a few searched decisions."""
+    points = [(g, s) for g, s in _basic_game_points("standard", 4, seed=12, every=2)
+              if len(ExpertBot().candidates(g.view_for(s), g.legal_actions(s))) > 1]
+    counts = set()
+    for g, s in points[:12]:
+        bot = ExpertBot()
+        bot.choose(g.view_for(s), g.legal_actions(s), random.Random(2))
+        assert bot.worlds_sampled in (8, 16, 24, 32)
+        counts.add(bot.worlds_sampled)
+    assert 8 in counts and len(counts) > 1
+
+
+def test_is_open_while_an_alternative_leads_but_not_clearly() -> None:
+    basic = [10.0, -20.0, 35.0, 0.0, 12.0, -5.0]
+    assert not is_open([basic, [x + 1.0 for x in basic]])  # behind: settled
+    assert not is_open([basic, [x - 4.0 for x in basic]])  # clearly ahead: settled
+    noisy = [x + d for x, d in zip(basic, [-22.0, 20.0, -21.0, 19.0, -20.0, 12.0], strict=True)]
+    assert is_open([basic, noisy])  # ahead by 2 on average, up and down by 20
+
+
 # ---- 5. the search overrules the basic choice only on clear evidence --------------------------
 
 def test_pick_needs_a_clear_paired_advantage() -> None:
@@ -268,3 +290,55 @@ def test_playout_survives_a_world_that_strands_a_seat() -> None:
     legal = game.legal_actions(2)
     for k in range(4):
         assert make_bot("expert:4it").choose(view, legal, random.Random(k)) in legal
+
+
+def test_all_out_filter_never_rejects_a_hand_the_solver_melds() -> None:
+    """``runs_may_hold_all`` lets playouts skip the solver for hopeless all-out hands; it must
+    never turn away a hand the solver can meld whole (else the policy would not be basic's)."""
+    from liverpool.bots.policy import runs_may_hold_all
+    from liverpool.cards import JOKER, make_card
+    from liverpool.solver import best_go_down
+
+    rng = random.Random(5)
+    for preset in ("standard", "classic"):
+        rules = RuleSet.preset(preset)
+        contract = rules.contracts[6]
+        rejected = 0
+        for _ in range(1500):
+            hand = []
+            for _ in range(3):
+                suit, lo, length = rng.randrange(4), rng.randint(1, 10), rng.randint(4, 7)
+                hand += [make_card(r, suit) if rng.random() > 0.1 else JOKER
+                         for r in range(lo, min(lo + length, 15))]
+            for _ in range(rng.randint(0, 3)):
+                if rng.random() < 0.5:
+                    hand.pop(rng.randrange(len(hand)))
+                hand.append(rng.choice([JOKER, *range(52)]))
+            if not runs_may_hold_all(hand, contract, rules):
+                rejected += 1
+                assert best_go_down(hand, contract, rules, all_out=True,
+                                    empty_ok=rules.going_out != "discard") is None, hand
+        assert rejected > 500
+
+
+def test_worlds_agree_with_the_discard_a_seat_was_seen_to_make() -> None:
+    """A seat that just threw the top discard away is dealt, where its cards are hidden, a
+    hand from which the basic judgement would have thrown that card (when such a hand is found
+    in the repair's deals), and its cards seen by everyone stay."""
+    from liverpool.bots.worlds import agrees_discarded, sample_world, signs
+
+    agreed = tried = 0
+    for game, seat in _basic_game_points("standard", 4, seed=43):
+        view = game.view_for(seat)
+        found = [(s, d) for s, d in signs(view) if not d]
+        if not found:
+            continue
+        s = found[0][0]
+        for k in range(3):
+            world = sample_world(view, random.Random(k))
+            assert len(world.hands[s]) == view.hand_sizes[s]
+            assert not Counter(view.known[s]) - Counter(world.hands[s])
+            assert world.cards_in_play() == Game.from_view(view, random.Random(k)).cards_in_play()
+            tried += 1
+            agreed += agrees_discarded(world.hands[s], view.discard[-1], view, s)
+    assert tried > 30 and agreed > 0.5 * tried

@@ -4,8 +4,13 @@ Domain words: *world* (a full game state consistent with the bot's view: the hid
 at random to the other seats' unknown places and the stock, cards they were seen to take kept in
 their hands), *candidate* (a legal action worth comparing), *playout* (the world played on to
 the end of the hand by the playout policy, ``policy.play_out``), *budget* (worlds per searched
-decision, ``expert:400it``, or time, ``expert:200ms``), *obvious decision* (one the bot answers
-without searching).
+decision, ``expert:400it``, or time, ``expert:200ms``; the default looks at 8 worlds and adds 8
+at a time up to 32 while an alternative is ahead of the basic choice but not clearly), *obvious
+decision* (one the bot answers without searching).
+
+Worlds come from ``worlds.sample_world``: the hidden cards dealt at random, then the seat that
+just threw the top discard away (and the seat that just let it go) dealt again where needed so
+that, judged as the basic bot judges, it would have done what it was seen to do.
 
 Only decisions that matter are searched: taking the discard or drawing when the top card would
 help, buying a card that would help, and the discard when several cards are close in keep
@@ -26,13 +31,18 @@ import time
 from collections.abc import Callable, Sequence
 
 from ..actions import Action
-from ..engine import Game, SeatView
+from ..cards import Card, wild_cards
+from ..engine import SeatView
 from .base import by_type
 from .basic import BasicBot
 from .heuristics import fits_table, keep_values, usefulness
 from .policy import play_out
+from .worlds import sample_world
 
-DEFAULT_ITERATIONS = 8
+DEFAULT_ITERATIONS = 8  # worlds before the search first looks at its scores
+DEFAULT_MOST = 32  # worlds at most (default budget), while no candidate is clearly ahead
+STEP = 8  # worlds added at a time while the answer is open
+CLEAR = 2.5  # standard errors of the paired differences that settle a search early
 PLAYOUT_ROUNDS = 10  # a playout stops after this many rounds of turns if the hand goes on
 CONFIDENCE = 1.0  # standard errors by which an alternative must beat the basic choice
 DISCARD_CANDIDATES = 3
@@ -40,6 +50,8 @@ DISCARD_MARGIN = 14.0  # keep-value gap beyond which the lowest card is plainly 
 TAKE_THRESHOLD = 0.8  # usefulness below which the top discard is not worth a search
 BUY_THRESHOLD = 1.6
 MAX_HAND_FOR_BUY = 18
+LIVE_WEIGHT = 2.0  # keep points per unseen copy of a rank (sets-only contracts)
+LIVE_PIVOT = 3  # unseen copies at which a card is judged as the basic bot judges it
 
 
 class ExpertBot:
@@ -48,13 +60,16 @@ class ExpertBot:
 
     def __init__(self, iterations: int | None = None, millis: float | None = None,
                  clock: Callable[[], float] = time.perf_counter) -> None:
+        most = iterations
         if iterations is None and millis is None:
             iterations = DEFAULT_ITERATIONS
+            most = DEFAULT_MOST
         self.iterations = iterations
+        self.most = most  # worlds at most: more than ``iterations`` only while the answer is open
         self.millis = millis
         if millis is not None:
             self.name = f"expert:{millis:g}ms"
-        elif iterations == DEFAULT_ITERATIONS:
+        elif most == DEFAULT_MOST and iterations == DEFAULT_ITERATIONS:
             self.name = "expert"
         else:
             self.name = f"expert:{iterations}it"
@@ -103,6 +118,10 @@ class ExpertBot:
             close = [a for a in ranked[:DISCARD_CANDIDATES]
                      if a.card is not None and keep[a.card] - low <= DISCARD_MARGIN
                      and not fits_table(a.card, view.melds, rules)]
+            if contract.sets and not contract.runs:
+                dead = deadest_discard(view, groups["discard"], keep)
+                if dead is not None:
+                    close.append(dead)
             return _unique([first, *close])
         return [first]
 
@@ -118,11 +137,12 @@ class ExpertBot:
         horizon = PLAYOUT_ROUNDS * len(view.players)
         while True:
             if deadline is None:
-                if worlds >= (self.iterations or 0):
+                if worlds >= (self.iterations or 0) and (
+                        worlds >= (self.most or 0) or (worlds % STEP == 0 and not is_open(scores))):
                     break
             elif worlds > 0 and self.clock() >= deadline:
                 break
-            world = Game.from_view(view, rng)
+            world = sample_world(view, rng)
             self.worlds_sampled += 1
             seed = rng.getrandbits(32)
             for i, cand in enumerate(candidates):
@@ -131,6 +151,74 @@ class ExpertBot:
                 scores[i].append(play_out(g, view.seat, random.Random(seed), horizon))
             worlds += 1
         return pick(scores)
+
+
+def unseen_by_rank(view: SeatView) -> list[int]:
+    """Copies of each rank (index ``card % 13``) the seat has not seen: not in its hand, the
+    discard pile, a meld, or another seat's known cards. Wilds are not counted."""
+    rules = view.ruleset
+    out = [4 * rules.decks_for(len(view.players))] * 13
+    wilds = wild_cards(rules.deuces_wild)
+
+    def see(cards: Sequence[Card]) -> None:
+        for c in cards:
+            if c not in wilds:
+                out[c % 13] -= 1
+    see(view.hand)
+    see(view.discard)
+    for m in view.melds:
+        see(m.cards)
+    for s, known in enumerate(view.known):
+        if s != view.seat:
+            see(known)
+    return out
+
+
+def deadest_discard(view: SeatView, options: Sequence[Action], keep: dict[Card, float]
+                    ) -> Action | None:
+    """In a contract of sets only: the discard of lowest keep value once each card not yet in
+    a made group is judged by how many copies of its rank are still unseen (a lone card or a
+    pair whose rank is mostly gone will hardly become a set; one with many copies left may)."""
+    rules = view.ruleset
+    unseen = unseen_by_rank(view)
+    use = usefulness(view.hand, view.contract[view.seat], rules)
+    wilds = wild_cards(rules.deuces_wild)
+    best: Action | None = None
+    best_value = 0.0
+    for a in options:
+        c = a.card
+        if c is None or c in wilds or fits_table(c, view.melds, rules):
+            continue
+        value = keep[c]
+        if use[c] < 3.0:
+            value += LIVE_WEIGHT * (unseen[c % 13] - LIVE_PIVOT)
+        if best is None or value < best_value:
+            best, best_value = a, value
+    return best
+
+
+def paired(scores: Sequence[Sequence[float]], i: int) -> tuple[float, float]:
+    """Mean and standard error of candidate ``i``'s score minus candidate 0's, world by world."""
+    n = len(scores[0])
+    diffs = [a - b for a, b in zip(scores[i], scores[0], strict=True)]
+    mean = sum(diffs) / n
+    if n < 2:
+        return mean, math.inf
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean, math.sqrt(var / n)
+
+
+def is_open(scores: Sequence[Sequence[float]]) -> bool:
+    """Whether more worlds could still change the answer: some alternative scores better than
+    the basic choice so far, but not yet by ``CLEAR`` standard errors."""
+    any_ahead = False
+    for i in range(1, len(scores)):
+        mean, se = paired(scores, i)
+        if mean < -CLEAR * se:
+            return False
+        if mean < 0:
+            any_ahead = True
+    return any_ahead
 
 
 def pick(scores: Sequence[Sequence[float]]) -> int:

@@ -96,7 +96,7 @@ def fast_keep_values(hand: Sequence[Card], contract: Contract, rules: RuleSet, d
     return out
 
 
-def _wants(hand: Sequence[Card], card: Card, contract: Contract, rules: RuleSet,
+def wants(hand: Sequence[Card], card: Card, contract: Contract, rules: RuleSet,
            melds: Sequence[Meld], threshold: float) -> bool:
     """The basic bot's test for taking or buying ``card`` (same thresholds, same values)."""
     with_card = [*hand, card]
@@ -125,7 +125,7 @@ def policy_action(g: Game, seat: int) -> Action:
             if down:
                 if top in fitting_cards(g.melds, rules):
                     return Action("take_discard", seat)
-            elif _wants(hand, top, g.contract_for(seat), rules, g.melds, 1.6):
+            elif wants(hand, top, g.contract_for(seat), rules, g.melds, 1.6):
                 return Action("take_discard", seat)
         if rules.layoff_instead_of_draw and down:
             for a in g.legal_actions(seat):
@@ -135,11 +135,17 @@ def policy_action(g: Game, seat: int) -> Action:
     if ph is Phase.BUY:
         top = g.discard[-1]
         if (not g.down[seat] and len(hand) <= 16
-                and _wants(hand, top, g.contract_for(seat), rules, g.melds, 2.4)):
+                and wants(hand, top, g.contract_for(seat), rules, g.melds, 2.4)):
             return Action("buy", seat)
         return Action("pass", seat)
     if ph is Phase.PLAY and not g.down[seat] and not g.floating[seat] and not g.gd_swaps \
             and not (rules.swap_at_go_down and rules.joker_swap != "none"):
+        return _play_not_down(g, seat)
+    # swaps are open to a seat going down: the basic choice is still its best go-down if it
+    # has one, and the discard if no table wild could take a card of its hand
+    if ph is Phase.PLAY and not g.down[seat] and not g.floating[seat] and not g.gd_swaps \
+            and not g.must_play and (solved_go_down(g, seat) is not None
+                                     or not _may_swap(hand, g.melds, rules)):
         return _play_not_down(g, seat)
     legal = g.legal_actions(seat)
     if not legal:
@@ -180,11 +186,84 @@ def solved_go_down(g: Game, seat: int) -> GoDown | None:
     key = (tuple(g.hands[seat]), no, banned)
     if key in _SOLVED:
         return _SOLVED[key]
-    gd = best_go_down(g.hands[seat], rules.contracts[no - 1], rules,
-                      all_out=rules.final_all_out and no == 7,
-                      empty_ok=rules.going_out != "discard", banned=banned)
+    contract = rules.contracts[no - 1]
+    all_out = rules.final_all_out and no == 7
+    if all_out and not runs_may_hold_all(g.hands[seat], contract, rules):
+        gd = None
+    else:
+        gd = best_go_down(g.hands[seat], contract, rules, all_out=all_out,
+                          empty_ok=rules.going_out != "discard", banned=banned)
     _SOLVED[key] = gd
     return gd
+
+
+def runs_may_hold_all(hand: Sequence[Card], contract: Contract, rules: RuleSet) -> bool:
+    """False only when ``hand`` surely cannot be melded whole into the contract's runs (a
+    contract of runs only, every card melded: the last contract where it must be all out).
+    Cheap necessary conditions, so a playout skips the solver's long search of hands of 15-19
+    cards that have no chance: every run holds naturals of one suit and each rank once, so a
+    suit holding a rank k times needs k runs of its own; where that uses up the runs, a suit
+    with one run needs wilds for every gap of its span; every run needs its natural cards and
+    its minimum length. (2s wild, sets or runs of an exact size: not judged, True.)"""
+    if contract.sets or not contract.runs or contract.run_size is not None \
+            or rules.deuces_wild:
+        return True
+    wilds = 0
+    ranks: list[list[int]] = [[], [], [], []]
+    for c in hand:
+        if c == JOKER:
+            wilds += 1
+        else:
+            ranks[c // 13].append(c % 13 + 1)
+    min_run = rules.min_run
+    run_nat = rules.run_naturals(min_run)
+    suits = 0
+    runs_needed = 0
+    for rs in ranks:
+        if rs:
+            suits += 1
+            runs_needed += max(rs.count(r) for r in set(rs))
+    if runs_needed > contract.runs:
+        return False
+    need = 0
+    for rs in ranks:
+        if not rs:
+            continue
+        k = max(rs.count(r) for r in set(rs))
+        if len(rs) < k * run_nat:
+            return False
+        if runs_needed == contract.runs and k == 1:
+            span = max(rs) - min(rs) + 1
+            if 1 in rs:  # the ace may stand high instead
+                high = [14 if r == 1 else r for r in rs]
+                span = min(span, max(high) - min(high) + 1)
+            if span > 13:
+                return False
+            need += max(span, min_run) - len(rs)
+        else:
+            need += max(0, k * min_run - len(rs))
+    return need <= wilds
+
+
+def _may_swap(hand: Sequence[Card], melds: Sequence[Meld], rules: RuleSet) -> bool:
+    """Whether ``hand`` holds a card that might replace a wild of a table meld (the cards the
+    engine tries for a swap: a set's rank in any suit, the card a run's wild stands for)."""
+    if rules.joker_swap == "none":
+        return False
+    wilds = wild_cards(rules.deuces_wild)
+    held = set(hand)
+    for m in melds:
+        if m.kind == SET and rules.joker_swap != "runs_and_sets":
+            continue
+        for place, w in enumerate(m.cards):
+            if w not in wilds:
+                continue
+            if m.kind == SET:
+                if any(make_card(m.key, suit) in held for suit in range(4)):
+                    return True
+            elif m.stands_for(place) in held:
+                return True
+    return False
 
 
 def _play_not_down(g: Game, seat: int) -> Action:
