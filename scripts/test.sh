@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the tests need on a fresh machine, then runs them.
-# System packages (Debian): chromium for the browser tests, postgresql for the storage tests, a C
+# System packages (Debian): chromium for the browser tests, postgresql for the storage tests,
+# redis-server for the tests of several servers, a C
 # compiler and Python's headers for the compiled core (the install compiles the rules core with
 # mypyc where it can; the suite then runs on it, and tests/test_cores.py compares it with the
 # pure-Python core). They are installed only when missing and only where we may (root with
@@ -11,6 +12,7 @@ cd "$(dirname "$0")/.."
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v "${CC:-cc}" >/dev/null 2>&1 || need+=(gcc libc6-dev)
 python3 -c 'import os, sys, sysconfig
 sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \

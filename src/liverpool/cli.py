@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -229,6 +230,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a host name this server answers to (repeatable; see docs/security.md)")
     p.add_argument("--allowed-origin", action="append", metavar="ORIGIN", default=[],
                    help="another site whose pages may use this server (repeatable)")
+    p.add_argument("--redis", metavar="URL", default=os.environ.get("LIVERPOOL_REDIS"),
+                   help="redis://... : with --db postgresql://..., several servers form one "
+                        "service (any server takes any client; docs/deploy.md)")
+    p.add_argument("--server-id", metavar="NAME", default=os.environ.get("LIVERPOOL_SERVER_ID"),
+                   help="this server's name among those sharing a PostgreSQL database "
+                        "(default HOSTNAME:PORT; a restarted server takes its tables back)")
     p.set_defaults(func=_lazy("web"))
 
     p = sub.add_parser("demo", help="watch a simulated game between bots, with its log")

@@ -11,7 +11,8 @@ import sqlite3
 import time
 from pathlib import Path
 
-from liverpool.web.store import StoredEvent, StoredTable, make_store
+from liverpool.web.leases import make_store
+from liverpool.web.store import StoredEvent, StoredTable
 
 from .conftest import human_seats, serve
 

@@ -14,7 +14,7 @@ import httpx
 from websockets.asyncio.client import connect
 
 from liverpool.record import replay
-from liverpool.web.store import make_store
+from liverpool.web.leases import make_store
 
 from .conftest import Client, free_port, play_turns
 

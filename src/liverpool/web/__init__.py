@@ -83,7 +83,8 @@ def main(args: argparse.Namespace) -> int:
                          buy_window=_env_float("LIVERPOOL_BUY_WINDOW", 5.0),
                          hand_pause=_env_float("LIVERPOOL_HAND_PAUSE", 30.0),
                          allow_seed=os.environ.get("LIVERPOOL_ALLOW_SEED") == "1",
-                         limits=limits, origins=origins)
+                         limits=limits, origins=origins, redis_url=args.redis or None,
+                         server_id=args.server_id or f"{socket.gethostname()}:{args.port}")
     except ValueError as e:
         print(f"liverpool serve: {e}", file=sys.stderr)
         return 2
@@ -97,6 +98,8 @@ def main(args: argparse.Namespace) -> int:
     if ":" in shown:
         shown = f"[{shown}]"
     where = url.split("///", 1)[-1] if url.startswith("sqlite") else "PostgreSQL"
+    if args.redis:
+        where += ", shared with the other servers on it through Redis"
     print(f"Liverpool is served at {origins.public_url or f'http://{shown}:{args.port}'}/ "
           f"(open it in a browser; games are kept in {where})", flush=True)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",

@@ -17,7 +17,7 @@ import re
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from importlib import metadata
 from pathlib import Path
@@ -33,7 +33,9 @@ from starlette.websockets import WebSocketDisconnect
 from ..bots import LEVELS
 from ..rules import PRESET_NAMES, PRESETS, RulesError, RuleSet
 from ..rulestext import PRESET_LINES, TOPICS, knob_form
+from .cluster import BROKER_DOWN, Cluster
 from .guard import Guard, Origins, client_of
+from .leases import LeaseStore, make_store
 from .limits import (
     TABLE_ID,
     ApiError,
@@ -48,9 +50,9 @@ from .limits import (
     secret_text,
 )
 from .replay import replay_steps
-from .seats import Conn, Settings, dumps
-from .store import Store, StoreError, make_store
-from .table import TableOwner
+from .seats import Conn, Settings
+from .store import Store, StoredTable, StoreError
+from .table import TableOwner, handle
 
 log = logging.getLogger("liverpool.web")
 
@@ -64,10 +66,19 @@ _FALLBACK_PAGE = """<!doctype html><meta charset="utf-8"><title>Liverpool</title
 """
 
 
+class HeldElsewhere(Exception):
+    """Another live server owns this table."""
+
+    def __init__(self, server: str) -> None:
+        super().__init__(server)
+        self.server = server
+
+
 class Registry:
     """The table owners of this process, by table id."""
 
-    def __init__(self, store: Store, settings: Settings, evict_after: float = 60.0) -> None:
+    def __init__(self, store: Store, settings: Settings, evict_after: float = 60.0,
+                 redis_url: str | None = None) -> None:
         self.store = store
         self.settings = settings
         self.limits = settings.limits
@@ -79,6 +90,11 @@ class Registry:
         self._loading: dict[str, asyncio.Future[TableOwner | None]] = {}
         # finished games' replays, encoded (plain, gzip), most recently asked last
         self.replays: OrderedDict[str, asyncio.Future[tuple[bytes, bytes]]] = OrderedDict()
+        # several servers on one PostgreSQL database: leases, take-overs, relayed clients
+        self.cluster: Cluster | None = None
+        if isinstance(store, LeaseStore):
+            self.cluster = Cluster(store, redis_url, lambda: self.owners, self.get, self.drop,
+                                   self.serve_op)
 
     async def replay(self, owner: TableOwner) -> tuple[bytes, bytes]:
         """A finished table's replay as JSON bytes and gzipped, computed once (in a thread:
@@ -101,7 +117,11 @@ class Registry:
 
     async def resume_all(self) -> None:
         """Rebuild every table still open or playing. One that cannot be rebuilt is marked
-        ``broken`` and logged; the server serves everything else."""
+        ``broken`` and logged; the server serves everything else. (On a shared database the
+        cluster takes the tables no live server holds, instead.)"""
+        if self.cluster is not None:
+            await self.cluster.start()
+            return
         for table_id in await self.store.active_ids():
             try:
                 await self.get(table_id)
@@ -110,6 +130,8 @@ class Registry:
                     await self.store.set_status(table_id, "broken")
 
     async def get(self, table_id: str) -> TableOwner | None:
+        """The owner of a table, loaded here if need be; None if there is no such table.
+        On a shared database, raises ``HeldElsewhere`` when another live server owns it."""
         owner = self.owners.get(table_id)
         if owner is not None:
             return owner
@@ -121,7 +143,7 @@ class Registry:
         fut: asyncio.Future[TableOwner | None] = asyncio.get_running_loop().create_future()
         self._loading[table_id] = fut
         try:
-            stored = await self.store.load(table_id)
+            stored = await self._load_leased(table_id)
             if stored is None:
                 owner = None
             else:
@@ -131,6 +153,7 @@ class Registry:
                                                     self.settings)
                 except Exception as e:
                     self.broken.add(table_id)
+                    await self._release(table_id)
                     log.warning("table %s cannot be rebuilt from its stored events: %s: %s",
                                 table_id, type(e).__name__, str(e)[:300])
                     raise ApiError(503, "broken", "this table cannot be rebuilt from what is "
@@ -151,6 +174,75 @@ class Registry:
             raise
         finally:
             del self._loading[table_id]
+
+    async def _load_leased(self, table_id: str) -> StoredTable | None:
+        """A table's stored form. On a shared database, a table in play is claimed first
+        (its lease makes this server its one owner); a finished one is read as it is."""
+        if not isinstance(self.store, LeaseStore):
+            return await self.store.load(table_id)
+        status = await self.store.status_of(table_id)
+        if status is None:
+            return None
+        if (status in ("open", "playing") and table_id not in self.store.epochs
+                and await self.store.claim(table_id) is None):
+            holder = await self.store.holder(table_id)
+            if holder is not None:
+                raise HeldElsewhere(holder)
+            if await self.store.claim(table_id) is None:  # it expired just now
+                raise ApiError(503, "busy", "this table is changing servers; try again")
+        return await self.store.load(table_id)
+
+    async def _release(self, table_id: str) -> None:
+        if isinstance(self.store, LeaseStore) and table_id in self.store.epochs:
+            with contextlib.suppress(Exception):
+                await self.store.release(table_id)
+
+    async def drop(self, table_id: str, code: int, reason: str) -> None:
+        """Stop serving a table here (another server owns it now): its clients are closed
+        with ``code`` and reconnect to wherever it is served."""
+        owner = self.owners.pop(table_id, None)
+        if owner is None:
+            return
+        for c in list(owner.conns):
+            c.close(code, reason)
+        await owner.stop()
+
+    async def table_op(self, table_id: str, op: str, args: dict[str, Any]) -> Any:
+        """A lobby request for a table: answered here, or by the server that owns it."""
+        for attempt in range(2):
+            try:
+                owner = await self.get(table_id) if TABLE_ID.fullmatch(table_id) else None
+            except HeldElsewhere as e:
+                if self.cluster is None or not self.cluster.relaying:
+                    raise ApiError(503, "elsewhere", "this table is served by another server "
+                                                     "that this one cannot reach now; try "
+                                                     "again in a few seconds") from None
+                try:
+                    return await self.cluster.call(e.server, table_id, op, args)
+                except ApiError as refused:
+                    if refused.code == "moved" and attempt == 0:
+                        continue
+                    raise
+            if owner is None:
+                raise ApiError(404, "not_found", f"there is no table {table_id[:40]!r}")
+            return await self.serve_op(owner, op, args)
+        raise ApiError(503, "busy", "this table is changing servers; try again")
+
+    @staticmethod
+    async def serve_op(owner: TableOwner, op: str, args: dict[str, Any]) -> Any:
+        """A lobby request carried out by the table's owner (here, for a client of this
+        server or of another one)."""
+        if op == "summary":
+            return owner.summary()
+        if owner.status == "over":  # a finished table may be evicted: don't queue on it
+            raise ApiError(409, "started", "the game has already started")
+        if op == "join":
+            return await owner.call(owner.join, args["nickname"], args.get("secret"))
+        if op == "start":
+            return await owner.call(owner.start_game, args["token"])
+        if op == "remove":
+            return await owner.call(owner.remove, args["token"], int(args["seat"]))
+        raise ApiError(400, "bad_request", f"unknown request {op[:40]!r}")
 
     def add(self, owner: TableOwner) -> None:
         self._watch(owner)
@@ -173,9 +265,13 @@ class Registry:
                 self.on_idle(owner)  # still busy with its last messages: later
             return
         del self.owners[owner.id]  # from now on a request loads a fresh owner
-        task = asyncio.create_task(owner.stop())
+        task = asyncio.create_task(self._stop_evicted(owner))
         self._stopping.add(task)
         task.add_done_callback(self._stopping.discard)
+
+    async def _stop_evicted(self, owner: TableOwner) -> None:
+        await owner.stop()
+        await self._release(owner.id)
 
     async def new_id(self) -> str:
         while True:
@@ -206,6 +302,8 @@ class Registry:
                 log.exception("sweeping expired tables failed")
 
     async def close(self) -> None:
+        if self.cluster is not None:
+            await self.cluster.stop()
         for owner in list(self.owners.values()):
             await owner.stop()
         self.owners.clear()
@@ -268,7 +366,8 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
                store: Store | None = None, gc_freeze: bool = True,
                evict_after: float = 60.0, limits: Limits | None = None,
                origins: Origins | None = None, buy_window: float = 5.0,
-               hand_pause: float = 30.0) -> FastAPI:
+               hand_pause: float = 30.0, redis_url: str | None = None,
+               server_id: str | None = None) -> FastAPI:
     """The server app. ``db_url``: None (SQLite in the user's data directory), a file path,
     ``sqlite:///...`` or ``postgresql://...``. ``bot_commands`` maps extra bot level names to
     commands (``cmd:`` bots). ``grace``: seconds before a dropped player is covered by a bot.
@@ -279,7 +378,10 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     ``gc_freeze``: keep the garbage collector's pauses short (see ``_gc_tidy``).
     ``evict_after``: seconds a finished table stays in memory once nobody is connected.
     ``limits``: what a client may cost (default: ``Limits.from_env()``); ``origins``: hosts,
-    origins and the share links' address (docs/security.md)."""
+    origins and the share links' address (docs/security.md). ``redis_url``: with a PostgreSQL
+    database, the Redis through which the servers sharing it relay each other's clients
+    (docs/deploy.md); ``server_id``: this server's name among them (a restarted server with
+    the same name takes its tables back at once; default: a random one)."""
     commands = dict(bot_commands or {})
     for name in commands:
         if name in LEVELS or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]{0,31}", name):
@@ -289,8 +391,11 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     where = origins or Origins()
     settings = Settings(grace=grace, bot_think=bot_think, bot_commands=commands, limits=lim,
                         origins=where, buy_window=buy_window, hand_pause=hand_pause)
-    the_store = store or make_store(db_url)
-    registry = Registry(the_store, settings, evict_after)
+    the_store = store or make_store(db_url, server_id)
+    if redis_url and not isinstance(the_store, LeaseStore):
+        raise ValueError("--redis needs a PostgreSQL database (--db postgresql://...): "
+                         "servers share their tables through it")
+    registry = Registry(the_store, settings, evict_after, redis_url)
     rates = RateLimiter(lim)
 
     @asynccontextmanager
@@ -374,10 +479,21 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
                 "version": _package_version()}
 
     async def owner_of(table_id: str) -> TableOwner:
-        owner = await registry.get(table_id) if TABLE_ID.fullmatch(table_id) else None
+        """A finished table's owner (records and replays): loaded on any server."""
+        try:
+            owner = await registry.get(table_id) if TABLE_ID.fullmatch(table_id) else None
+        except HeldElsewhere:  # so it is still in play
+            raise ApiError(403, "not_over", "the game is not over yet") from None
         if owner is None:
             raise ApiError(404, "not_found", f"there is no table {table_id[:40]!r}")
         return owner
+
+    async def _known(table_id: str) -> None:
+        """Refuse a request for a table that does not exist before reading its body (the
+        table is found again, here or on its server, when the request is carried out)."""
+        with contextlib.suppress(HeldElsewhere):
+            if not TABLE_ID.fullmatch(table_id) or await registry.get(table_id) is None:
+                raise ApiError(404, "not_found", f"there is no table {table_id[:40]!r}")
 
     def link_base(request: Request) -> str:
         return where.link_base(request.url.scheme, request.headers.get("host", ""))
@@ -486,35 +602,33 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
 
     @app.get("/api/tables/{table_id}")
     async def get_table(table_id: str) -> dict[str, Any]:
-        return (await owner_of(table_id)).summary()
+        result: dict[str, Any] = await registry.table_op(table_id, "summary", {})
+        return result
 
     @app.post("/api/tables/{table_id}/join")
     async def join(table_id: str, request: Request) -> dict[str, Any]:
-        owner = await owner_of(table_id)
+        await _known(table_id)
         body = await _body(request, lim)
         nickname = clean_text(body.get("nickname"), "nickname", lim.nickname_max)
         secret = secret_text(body.get("secret"))
         rates.check("join", client_of(request.scope))
-        if owner.status == "over":  # a finished table may be evicted: don't queue on it
-            raise ApiError(409, "started", "the game has already started")
-        result: dict[str, Any] = await owner.call(owner.join, nickname, secret)
+        result: dict[str, Any] = await registry.table_op(
+            table_id, "join", {"nickname": nickname, "secret": secret})
         return result
 
     @app.post("/api/tables/{table_id}/start")
     async def start(table_id: str, request: Request) -> dict[str, Any]:
-        owner = await owner_of(table_id)
+        await _known(table_id)
         token = secret_text((await _body(request, lim)).get("token"))
         if token is None:
             raise ApiError(403, "bad_token", "the host's token is needed to start", "token")
         rates.check("start", client_of(request.scope))
-        if owner.status == "over":
-            raise ApiError(409, "started", "the game has already started")
-        result: dict[str, Any] = await owner.call(owner.start_game, token)
+        result: dict[str, Any] = await registry.table_op(table_id, "start", {"token": token})
         return result
 
     @app.post("/api/tables/{table_id}/remove")
     async def remove(table_id: str, request: Request) -> dict[str, Any]:
-        owner = await owner_of(table_id)
+        await _known(table_id)
         body = await _body(request, lim)
         token = secret_text(body.get("token"))
         if token is None:
@@ -523,9 +637,8 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 8:
             raise ApiError(400, "bad_request", "seat must be a seat number", "seat")
         rates.check("start", client_of(request.scope))
-        if owner.status == "over":
-            raise ApiError(409, "started", "the game has already started")
-        result: dict[str, Any] = await owner.call(owner.remove, token, seat)
+        result: dict[str, Any] = await registry.table_op(table_id, "remove",
+                                                         {"token": token, "seat": seat})
         return result
 
     @app.get("/api/tables/{table_id}/record")
@@ -571,6 +684,9 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
             await ws.accept()
             await ws.close(code=4000 + e.status, reason=e.code)
             return
+        except HeldElsewhere as e:
+            await _relay_socket(ws, table_id, e.server)
+            return
         if owner is None:
             await ws.accept()
             await ws.close(code=4404, reason="no such table")
@@ -581,7 +697,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
             conn = Conn(lim, where.link_base(ws.url.scheme, ws.headers.get("host", "")))
             sender = asyncio.create_task(_send_loop(ws, conn))
             try:
-                await _receive_loop(ws, conn, owner, rates)
+                await _receive_loop(ws, conn, lambda text: handle(conn, owner, text), rates)
             finally:
                 conn.close()
                 owner.post(owner.on_close, conn)
@@ -592,7 +708,42 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         finally:
             owner.detach_socket()
 
+    async def _relay_socket(ws: WebSocket, table_id: str, server: str) -> None:
+        """A client of a table another server owns: its messages go there, the answers come
+        back (the owner checks them; this server counts and bounds them, as for its own)."""
+        await ws.accept()
+        conn = Conn(lim, where.link_base(ws.url.scheme, ws.headers.get("host", "")))
+        sender = asyncio.create_task(_send_loop(ws, conn))
+        cluster = registry.cluster
+        proxy = None if cluster is None else cluster.open_proxy(conn, table_id, server)
+        if cluster is None or proxy is None:
+            conn.error("broker", "this table is served by another server that this one "
+                                 "cannot reach now; reconnecting")
+            conn.close(BROKER_DOWN, "link between servers lost")
+        else:
+            def relay(text: str) -> None:
+                if not conn.hello_sent:  # the hello's deadline is kept here
+                    conn.hello_sent = _is_hello(text)
+                cluster.relay(proxy, text)
+            try:
+                await _receive_loop(ws, conn, relay, rates)
+            finally:
+                conn.close()
+                cluster.close_proxy(proxy)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(sender, 1.0)
+        if not sender.done():
+            sender.cancel()
+
     return app
+
+
+def _is_hello(text: str) -> bool:
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(obj, dict) and obj.get("type") == "hello"
 
 
 GC_TIDY_EVERY = 10.0
@@ -626,7 +777,7 @@ async def _send_loop(ws: WebSocket, conn: Conn) -> None:
             await ws.close(code=conn.close_code, reason=conn.close_reason)
 
 
-async def _receive_loop(ws: WebSocket, conn: Conn, owner: TableOwner,
+async def _receive_loop(ws: WebSocket, conn: Conn, deliver: Callable[[str], None],
                         rates: RateLimiter) -> None:
     limits = conn.limits
     key = f"{id(conn)}"
@@ -670,49 +821,4 @@ async def _receive_loop(ws: WebSocket, conn: Conn, owner: TableOwner,
                 limits.max_message:
             conn.error("too_large", f"a message has at most {limits.max_message} bytes")
             continue
-        handle(conn, owner, text)
-
-
-def handle(conn: Conn, owner: TableOwner, text: str) -> None:
-    """Check one client message's form; pass it to the table's owner."""
-    try:
-        obj = json.loads(text)
-    except (ValueError, RecursionError) as e:  # also numbers of over 4,300 digits
-        conn.error("bad_json", f"the message is not JSON: {str(e)[:200]}")
-        return
-    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
-        conn.error("bad_message", "a message is a JSON object with a \"type\"")
-        return
-    kind = obj["type"]
-    if kind == "ping":
-        conn.send_text(dumps({"type": "pong"}))
-    elif kind == "hello":
-        token, version = obj.get("token"), obj.get("version", -1)
-        if token is not None and secret_text(token) is None:
-            conn.error("bad_message", "hello: token must be a short string or null")
-        elif isinstance(version, bool) or not isinstance(version, int):
-            conn.error("bad_message", "hello: version must be a whole number (-1: none)")
-        else:
-            conn.hello_sent = True
-            owner.post(owner.on_hello, conn, token, version)
-    elif kind == "action":
-        version, action = obj.get("version"), obj.get("action")
-        if isinstance(version, bool) or not isinstance(version, int):
-            conn.error("bad_message", "action: version must be the table's current version")
-        elif not isinstance(action, dict):
-            conn.error("bad_message", "action: \"action\" must be an action object")
-        else:
-            owner.post(owner.on_action, conn, version, action)
-    elif kind == "intent":
-        what, on = obj.get("kind"), obj.get("on")
-        if what not in ("buy", "call") or not isinstance(on, bool):
-            conn.error("bad_message", "intent: kind must be \"buy\" or \"call\" and on a "
-                                      "boolean")
-        else:
-            owner.post(owner.on_intent, conn, what, on)
-    elif kind == "hint":
-        owner.post(owner.on_hint, conn)
-    elif kind == "ready":
-        owner.post(owner.on_ready, conn)
-    else:
-        conn.error("bad_message", f"unknown message type {kind!r}")
+        deliver(text)

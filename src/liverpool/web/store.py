@@ -125,7 +125,7 @@ class SqlStore(Store):
         self.engine = self._make_engine()
         try:
             async with self.engine.begin() as conn:
-                await conn.run_sync(metadata.create_all)
+                await self._create_schema(conn)
         except Exception as e:  # unreachable, read-only, not a database: one clear line
             await self.engine.dispose()
             self.engine = None
@@ -133,6 +133,15 @@ class SqlStore(Store):
                              f"{_first_line(e)}") from None
         self._queue = asyncio.Queue()
         self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
+
+    async def _create_schema(self, conn: AsyncConnection) -> None:
+        await conn.run_sync(metadata.create_all)
+
+    async def ping(self) -> None:
+        """Raise if the database does not answer a trivial query."""
+        assert self.engine is not None
+        async with self.engine.connect() as conn:
+            await conn.execute(sa.text("SELECT 1"))
 
     async def close(self) -> None:
         if self._writer is not None:
@@ -384,10 +393,3 @@ def _make_dir(path: Path) -> None:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise ValueError(f"cannot make the data directory {path}: {e.strerror or e}") from None
-
-
-def make_store(db: str | None) -> Store:
-    url = normalize_url(db)
-    if url.startswith("postgresql"):
-        return PostgresStore(url)
-    return SqliteStore(url)

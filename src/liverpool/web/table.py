@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 import logging
 import time
 from typing import Any
@@ -24,14 +25,14 @@ from ..bots import hint
 from ..engine import Game, IllegalActionError, Phase
 from ..outofturn import kind_now
 from ..rules import RuleSet
-from .limits import ApiError
-from .seats import Conn, Held, Settings, hash_token, new_token
+from .limits import ApiError, secret_text
+from .seats import Conn, Held, Settings, dumps, hash_token, new_token
 from .store import Store, StoredEvent, StoredTable, StoreError
 from .tableplay import TablePlay
 
 log = logging.getLogger("liverpool.web")
 
-__all__ = ["TableOwner"]
+__all__ = ["TableOwner", "handle"]
 
 
 class TableOwner(TablePlay):
@@ -389,3 +390,48 @@ class TableOwner(TablePlay):
         action, reason = await self._think(hint, board.view_for(seat), legal)
         conn.send({"type": "hint", "version": self.version, "action": action.to_json(),
                    "reason": reason})
+
+
+def handle(conn: Conn, owner: TableOwner, text: str) -> None:
+    """Check one client message's form; pass it to the table's owner."""
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError) as e:  # also numbers of over 4,300 digits
+        conn.error("bad_json", f"the message is not JSON: {str(e)[:200]}")
+        return
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        conn.error("bad_message", "a message is a JSON object with a \"type\"")
+        return
+    kind = obj["type"]
+    if kind == "ping":
+        conn.send_text(dumps({"type": "pong"}))
+    elif kind == "hello":
+        token, version = obj.get("token"), obj.get("version", -1)
+        if token is not None and secret_text(token) is None:
+            conn.error("bad_message", "hello: token must be a short string or null")
+        elif isinstance(version, bool) or not isinstance(version, int):
+            conn.error("bad_message", "hello: version must be a whole number (-1: none)")
+        else:
+            conn.hello_sent = True
+            owner.post(owner.on_hello, conn, token, version)
+    elif kind == "action":
+        version, action = obj.get("version"), obj.get("action")
+        if isinstance(version, bool) or not isinstance(version, int):
+            conn.error("bad_message", "action: version must be the table's current version")
+        elif not isinstance(action, dict):
+            conn.error("bad_message", "action: \"action\" must be an action object")
+        else:
+            owner.post(owner.on_action, conn, version, action)
+    elif kind == "intent":
+        what, on = obj.get("kind"), obj.get("on")
+        if what not in ("buy", "call") or not isinstance(on, bool):
+            conn.error("bad_message", "intent: kind must be \"buy\" or \"call\" and on a "
+                                      "boolean")
+        else:
+            owner.post(owner.on_intent, conn, what, on)
+    elif kind == "hint":
+        owner.post(owner.on_hint, conn)
+    elif kind == "ready":
+        owner.post(owner.on_ready, conn)
+    else:
+        conn.error("bad_message", f"unknown message type {kind!r}")

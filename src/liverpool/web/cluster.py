@@ -1,0 +1,361 @@
+"""Many servers, one game world: routing clients to the server that owns their table.
+
+Domain words: *owner server* (the one holding a table's lease: its ``TableOwner`` runs there
+and nowhere else), *gateway* (the server a client's websocket happens to reach; when another
+server owns the table it relays the client's messages there and the answers back, through the
+broker), *remote connection* (``RemoteConn``: at the owner server, a client connected to a
+gateway; the table sees it as any other connection), *proxy* (at the gateway, the same client's
+end), *move* (a table changes owner server: its clients are closed with code 4012 and reconnect;
+the reconnect is routed to the new owner, which catches them up from their version), *orphan*
+(a table still in play whose lease no live server holds: its server died), *call* (a lobby
+request for a table owned elsewhere, answered by its owner server).
+
+Every rule and every change of a table stays with its one owner; this module only moves text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from .broker import Broker
+from .leases import RENEW_EVERY, LeaseStore
+from .limits import ApiError
+from .seats import Conn
+from .table import TableOwner, handle
+
+log = logging.getLogger("liverpool.web")
+
+MOVED = 4012  # close code: the table is served by another server now; reconnect
+BROKER_DOWN = 1013  # close code: try again later (the link between servers is down)
+CALL_TIMEOUT = 10.0
+ORPHANS_PER_SWEEP = 64
+
+
+class RemoteConn(Conn):
+    """At the owner server: a client whose websocket is held by another server."""
+
+    def __init__(self, cluster: Cluster, key: tuple[str, str, str], owner: TableOwner,
+                 link_base: str) -> None:
+        super().__init__(owner.settings.limits, link_base)
+        self.cluster = cluster
+        self.key = key  # (gateway, its session, connection id)
+        self.owner = owner
+        self.hello_sent = True  # the gateway checks the hello timeout
+
+    def send_text(self, text: str) -> None:
+        if self.closed:
+            return
+        gateway, _, cid = self.key
+        if not self.cluster.broker_send(gateway, {"k": "out", "c": cid, "x": text}):
+            self.cluster.forget(self)
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.close_code, self.close_reason = code, reason
+        gateway, _, cid = self.key
+        self.cluster.broker_send(gateway, {"k": "close", "c": cid, "code": code,
+                                           "reason": reason})
+        self.cluster.forget(self)
+
+
+class Proxy:
+    """At the gateway: a client's websocket whose table another server owns."""
+
+    def __init__(self, conn: Conn, table_id: str, server: str) -> None:
+        self.conn = conn
+        self.table_id = table_id
+        self.server = server
+        self.cid = secrets.token_hex(8)
+
+
+class Cluster:
+    """This server's part in a service of several: leases kept, orphans taken over, clients
+    relayed to their table's owner server and lobby calls answered for the tables it owns."""
+
+    def __init__(self, store: LeaseStore, redis_url: str | None,
+                 owners: Callable[[], dict[str, TableOwner]],
+                 load: Callable[[str], Awaitable[Any]],
+                 drop: Callable[[str, int, str], Awaitable[None]],
+                 serve_call: Callable[[TableOwner, str, dict[str, Any]], Awaitable[Any]],
+                 on_broker_error: Callable[[], None] | None = None) -> None:
+        self.store = store
+        self.server_id = store.server_id
+        self._owners = owners
+        self._load = load
+        self._drop = drop
+        self._serve_call = serve_call
+        self.broker: Broker | None = None
+        if redis_url:
+            self.broker = Broker(redis_url, self.server_id, self._on_items, self._on_broker,
+                                 on_broker_error)
+        self.remote: dict[tuple[str, str, str], RemoteConn] = {}
+        self.proxies: dict[str, Proxy] = {}
+        self._calls: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._busy: set[asyncio.Task[Any]] = set()
+        self.moved = 0  # tables this server lost to another (leases lost or fenced)
+        self.taken = 0  # orphans this server took over
+
+    # ------------------------------------------------------------------ life
+    async def start(self) -> None:
+        self.store.on_lost = self._lost
+        if self.broker is not None:
+            await self.broker.start()
+            if not self.broker.up:
+                log.warning("Redis is not reachable yet: this server serves its own tables "
+                            "and relays none until it is")
+        await self.take_orphans(limit=None)
+        self._tasks = [asyncio.create_task(self._renew_forever(), name="lease-renew"),
+                       asyncio.create_task(self._orphans_forever(), name="lease-orphans"),
+                       asyncio.create_task(self._watch_forever(), name="cluster-watch")]
+
+    async def stop(self) -> None:
+        for t in self._tasks:
+            t.cancel()
+        for t in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        for p in list(self.proxies.values()):
+            p.conn.close(MOVED, "server stopping")
+        if self.broker is not None:
+            await self.broker.stop()
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self._busy.add(task)
+        task.add_done_callback(self._busy.discard)
+
+    # ------------------------------------------------------------------ leases
+    async def _renew_forever(self) -> None:
+        while True:
+            await asyncio.sleep(RENEW_EVERY)
+            try:
+                lost = await self.store.renew()
+            except Exception:
+                log.exception("lease renewal failed")
+                continue
+            for table_id in lost:
+                self._lost(table_id)
+
+    def _lost(self, table_id: str) -> None:
+        """Another server holds this table now: this one lets it go and sends its clients
+        there (they reconnect)."""
+        if table_id in self._owners():
+            self.moved += 1
+            log.warning("table %s: its lease is lost; its clients reconnect to its new server",
+                        table_id)
+            self._spawn(self._drop(table_id, MOVED, "the table moved to another server"))
+
+    async def take_orphans(self, limit: int | None = ORPHANS_PER_SWEEP) -> int:
+        """Claim and load tables in play whose server died; how many were taken."""
+        ids = await self.store.orphans(limit or 1_000_000)
+        taken = 0
+        for table_id in ids:
+            if table_id in self._owners():
+                continue
+            try:
+                if await self._load(table_id) is not None and table_id in self.store.epochs:
+                    taken += 1
+            except ApiError:
+                continue
+            except Exception:
+                log.exception("table %s: taking it over failed", table_id)
+        if taken:
+            self.taken += taken
+            log.info("took over %d tables", taken)
+        return taken
+
+    async def _orphans_forever(self) -> None:
+        while True:
+            # survivors look at slightly different moments, so they share a dead server's tables
+            await asyncio.sleep(RENEW_EVERY * (0.5 + random.random()))
+            try:
+                await self.take_orphans()
+            except Exception as e:
+                log.warning("looking for orphaned tables failed: %s", str(e)[:200])
+
+    # ------------------------------------------------------------------ the broker
+    def broker_send(self, server: str, item: dict[str, Any]) -> bool:
+        return self.broker is not None and self.broker.send(server, item)
+
+    @property
+    def relaying(self) -> bool:
+        return self.broker is not None and self.broker.up
+
+    def _on_broker(self, up: bool) -> None:
+        if up:
+            return
+        # whatever was in flight between servers is lost: every relayed client reconnects
+        # (its messages are in no table), every remote client of this server's tables is gone
+        for p in list(self.proxies.values()):
+            p.conn.error("broker", "this server lost its link to the table's server; "
+                                   "reconnecting")
+            p.conn.close(BROKER_DOWN, "link between servers lost")
+        for rc in list(self.remote.values()):
+            self.forget(rc)
+
+    def _on_items(self, items: list[dict[str, Any]]) -> None:
+        for item in items:
+            try:
+                self._on_item(item)
+            except Exception:
+                log.exception("a message between servers failed: %s", str(item)[:200])
+
+    def _on_item(self, item: dict[str, Any]) -> None:
+        kind = item.get("k")
+        if kind == "out":
+            p = self.proxies.get(item["c"])
+            if p is not None:  # (else the client left; its "shut" is on its way)
+                p.conn.send_text(item["x"])
+        elif kind == "close":
+            p = self.proxies.get(item["c"])
+            if p is not None:
+                p.conn.close(int(item["code"]), str(item["reason"]))
+        elif kind == "gone":
+            p = self.proxies.get(item["c"])
+            if p is not None:
+                p.conn.close(MOVED, "the table moved to another server")
+        elif kind == "reply":
+            fut = self._calls.pop(item["rid"], None)
+            if fut is not None and not fut.done():
+                fut.set_result(item)
+        elif kind in ("open", "in", "shut"):
+            self._owner_item(kind, item)
+        elif kind == "call":
+            self._spawn(self._answer(item))
+
+    # ------------------------------------------------------------------ owner server side
+    def _owner_item(self, kind: str, item: dict[str, Any]) -> None:
+        key = (str(item["g"]), str(item["s"]), str(item["c"]))
+        if kind == "open":
+            owner = self._owners().get(str(item["t"]))
+            if owner is None or owner.id not in self.store.epochs or owner.stopped:
+                self.broker_send(key[0], {"k": "gone", "c": key[2]})
+                return
+            rc = RemoteConn(self, key, owner, str(item.get("lb") or ""))
+            self.remote[key] = rc
+            owner.sockets += 1
+            return
+        found = self.remote.get(key)
+        if found is None:
+            if kind == "in":
+                self.broker_send(key[0], {"k": "gone", "c": key[2]})
+            return
+        if kind == "shut":
+            self.forget(found)
+            return
+        handle(found, found.owner, str(item["x"]))
+
+    def forget(self, rc: RemoteConn) -> None:
+        """A remote client is gone (its gateway said so, or cannot be reached)."""
+        if self.remote.pop(rc.key, None) is None:
+            return
+        rc.closed = True
+        owner = rc.owner
+        owner.post(owner.on_close, rc)
+        owner.detach_socket()
+
+    async def _check_gateways(self) -> None:
+        """Forget the remote clients of gateways that died or lost their link to Redis."""
+        if not self.remote or self.broker is None or not self.broker.up:
+            return
+        gateways = sorted({k[0] for k in self.remote})
+        sessions = await self.broker.sessions(gateways)
+        for key, rc in list(self.remote.items()):
+            if sessions.get(key[0]) != key[1]:
+                self.forget(rc)
+
+    async def _answer(self, item: dict[str, Any]) -> None:
+        gateway, rid = str(item["g"]), str(item["rid"])
+        try:
+            owner = self._owners().get(str(item["t"]))
+            if owner is None or owner.id not in self.store.epochs or owner.stopped:
+                raise ApiError(503, "moved", "the table moved to another server; try again")
+            result = await self._serve_call(owner, str(item["op"]), dict(item["a"]))
+            reply: dict[str, Any] = {"k": "reply", "rid": rid, "ok": True, "r": result}
+        except ApiError as e:
+            reply = {"k": "reply", "rid": rid, "ok": False,
+                     "e": [e.status, e.code, e.message, e.field]}
+        except Exception:
+            log.exception("a call for table %s failed", item.get("t"))
+            reply = {"k": "reply", "rid": rid, "ok": False,
+                     "e": [500, "internal", "the table's server failed to answer", None]}
+        self.broker_send(gateway, reply)
+
+    # ------------------------------------------------------------------ gateway side
+    def open_proxy(self, conn: Conn, table_id: str, server: str) -> Proxy | None:
+        """Relay a client to the table's owner server; None (the client told why) when the
+        link between servers is down."""
+        p = Proxy(conn, table_id, server)
+        assert self.broker is not None
+        if not self.broker_send(server, {"k": "open", "t": table_id, "g": self.server_id,
+                                         "s": self.broker.session, "c": p.cid,
+                                         "lb": conn.link_base}):
+            return None
+        self.proxies[p.cid] = p
+        return p
+
+    def relay(self, p: Proxy, text: str) -> None:
+        assert self.broker is not None
+        if not self.broker_send(p.server, {"k": "in", "g": self.server_id,
+                                           "s": self.broker.session, "c": p.cid, "x": text}):
+            p.conn.error("broker", "this server lost its link to the table's server; "
+                                   "reconnecting")
+            p.conn.close(BROKER_DOWN, "link between servers lost")
+
+    def close_proxy(self, p: Proxy) -> None:
+        if self.proxies.pop(p.cid, None) is None:
+            return
+        if self.broker is not None:
+            self.broker_send(p.server, {"k": "shut", "g": self.server_id,
+                                        "s": self.broker.session, "c": p.cid})
+
+    async def call(self, server: str, table_id: str, op: str, args: dict[str, Any]) -> Any:
+        """A lobby request answered by the table's owner server."""
+        if not self.relaying:
+            raise ApiError(503, "broker", "this server cannot reach the table's server now; "
+                                          "try again in a few seconds")
+        rid = secrets.token_hex(8)
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._calls[rid] = fut
+        self.broker_send(server, {"k": "call", "g": self.server_id, "rid": rid, "op": op,
+                                  "t": table_id, "a": args})
+        try:
+            reply = await asyncio.wait_for(fut, CALL_TIMEOUT)
+        except TimeoutError:
+            raise ApiError(503, "unreachable", "the table's server did not answer; try again "
+                                               "in a few seconds") from None
+        finally:
+            self._calls.pop(rid, None)
+        if reply.get("ok"):
+            return reply.get("r")
+        status, code, message, field = reply["e"]
+        raise ApiError(int(status), str(code), str(message), field)
+
+    async def _watch_proxies(self) -> None:
+        """Send relayed clients of a table that changed owner server (or whose server died) to
+        reconnect: the reconnect finds the new owner, or makes this server the owner."""
+        if not self.proxies:
+            return
+        ids = sorted({p.table_id for p in self.proxies.values()})
+        holders = await self.store.holders(ids)
+        for p in list(self.proxies.values()):
+            if holders.get(p.table_id) != p.server:
+                p.conn.close(MOVED, "the table moved to another server")
+
+    async def _watch_forever(self) -> None:
+        while True:
+            await asyncio.sleep(RENEW_EVERY)
+            try:
+                await self._watch_proxies()
+                await self._check_gateways()
+            except Exception as e:
+                log.warning("watching relayed clients failed: %s", str(e)[:200])
