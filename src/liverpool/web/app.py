@@ -47,6 +47,7 @@ from .limits import (
     json_depth_ok,
     secret_text,
 )
+from .ops import Ops
 from .replay import replay_steps
 from .seats import Conn, Settings, dumps
 from .store import Store, StoreError, make_store
@@ -287,8 +288,10 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
                              f"level)")
     lim = limits or Limits.from_env()
     where = origins or Origins()
+    ops = Ops()  # /healthz, /readyz, /metrics (docs/deploy.md)
     settings = Settings(grace=grace, bot_think=bot_think, bot_commands=commands, limits=lim,
-                        origins=where, buy_window=buy_window, hand_pause=hand_pause)
+                        origins=where, buy_window=buy_window, hand_pause=hand_pause,
+                        metrics=ops.metrics)
     the_store = store or make_store(db_url)
     registry = Registry(the_store, settings, evict_after)
     rates = RateLimiter(lim)
@@ -304,9 +307,11 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         tasks = [asyncio.create_task(registry.sweep_forever())]
         if gc_freeze:
             tasks.append(asyncio.create_task(_gc_tidy()))
+        ops.started()
         try:
             yield
         finally:
+            ops.stopping()
             for t in tasks:
                 t.cancel()
             await registry.close()
@@ -320,6 +325,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     app.state.store = the_store
     app.state.limits = lim
     app.add_middleware(Guard, limits=lim, origins=where, rates=rates)
+    ops.install(app, registry, the_store)
 
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
@@ -702,7 +708,7 @@ def handle(conn: Conn, owner: TableOwner, text: str) -> None:
         elif not isinstance(action, dict):
             conn.error("bad_message", "action: \"action\" must be an action object")
         else:
-            owner.post(owner.on_action, conn, version, action)
+            owner.post(owner.on_action, conn, version, action, time.perf_counter())
     elif kind == "intent":
         what, on = obj.get("kind"), obj.get("on")
         if what not in ("buy", "call") or not isinstance(on, bool):
