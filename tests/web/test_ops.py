@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
+from starlette.requests import Request
 
 from liverpool.web.app import create_app
 from liverpool.web.guard import Origins
@@ -184,3 +185,24 @@ async def test_metrics_are_refused_to_the_world(sqlite_url: str) -> None:
         srv.app.state.ops.access = MetricsAccess(public=True)
         r = await srv.http.get("/metrics", headers={"x-forwarded-for": "203.0.113.9"})
         assert r.status_code == 200
+
+
+def _request(client: str, **headers: str) -> Request:
+    return Request({"type": "http", "method": "GET", "path": "/metrics", "client": (client, 1),
+                    "headers": [(k.encode(), v.encode()) for k, v in headers.items()]})
+
+
+def test_metrics_access_by_address() -> None:
+    default = MetricsAccess()
+    for client in ("127.0.0.1", "::1", "10.1.2.3", "192.168.1.5", "172.16.0.9", "fd00::5",
+                   "::ffff:10.0.0.1"):
+        assert default.refusal(_request(client)) is None, client
+    for client in ("8.8.8.8", "2a00:1450::1", "unknown", ""):
+        refused = default.refusal(_request(client))
+        assert refused is not None and refused.status_code == 403, client
+    refused = default.refusal(_request("10.1.2.3", forwarded="for=8.8.8.8"))
+    assert refused is not None and refused.status_code == 403
+    token = MetricsAccess(token="abc")
+    assert token.refusal(_request("8.8.8.8", authorization="bearer abc")) is None
+    refused = token.refusal(_request("127.0.0.1"))
+    assert refused is not None and refused.status_code == 401
