@@ -49,6 +49,7 @@ from .limits import (
     json_depth_ok,
     secret_text,
 )
+from .ops import Ops
 from .replay import replay_steps
 from .seats import Conn, Settings
 from .store import Store, StoredTable, StoreError
@@ -93,8 +94,10 @@ class Registry:
         # several servers on one PostgreSQL database: leases, take-overs, relayed clients
         self.cluster: Cluster | None = None
         if isinstance(store, LeaseStore):
+            counted = settings.metrics
             self.cluster = Cluster(store, redis_url, lambda: self.owners, self.get, self.drop,
-                                   self.serve_op)
+                                   self.serve_op,
+                                   None if counted is None else counted.broker_error)
 
     async def replay(self, owner: TableOwner) -> tuple[bytes, bytes]:
         """A finished table's replay as JSON bytes and gzipped, computed once (in a thread:
@@ -389,8 +392,10 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
                              f"level)")
     lim = limits or Limits.from_env()
     where = origins or Origins()
+    ops = Ops()  # /healthz, /readyz, /metrics (docs/deploy.md)
     settings = Settings(grace=grace, bot_think=bot_think, bot_commands=commands, limits=lim,
-                        origins=where, buy_window=buy_window, hand_pause=hand_pause)
+                        origins=where, buy_window=buy_window, hand_pause=hand_pause,
+                        metrics=ops.metrics)
     the_store = store or make_store(db_url, server_id)
     if redis_url and not isinstance(the_store, LeaseStore):
         raise ValueError("--redis needs a PostgreSQL database (--db postgresql://...): "
@@ -409,9 +414,11 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         tasks = [asyncio.create_task(registry.sweep_forever())]
         if gc_freeze:
             tasks.append(asyncio.create_task(_gc_tidy()))
+        ops.started()
         try:
             yield
         finally:
+            ops.stopping()
             for t in tasks:
                 t.cancel()
             await registry.close()
@@ -425,6 +432,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     app.state.store = the_store
     app.state.limits = lim
     app.add_middleware(Guard, limits=lim, origins=where, rates=rates)
+    ops.install(app, registry, the_store)
 
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, exc: ApiError) -> JSONResponse:

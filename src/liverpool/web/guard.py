@@ -10,6 +10,7 @@ before it is accepted).
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass
@@ -37,6 +38,8 @@ SECURITY_HEADERS = [
     (b"cross-origin-opener-policy", b"same-origin"),
 ]
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+# health checks and metrics (ops.py): a load balancer or monitor may ask for them by address
+PROBE_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 
 
 def host_name(host: str) -> str:
@@ -104,6 +107,15 @@ class Origins:
         return ""
 
 
+def ip_host(host: str) -> bool:
+    """The Host header is an IP address (no name, so no DNS rebinding through it)."""
+    try:
+        ipaddress.ip_address(host_name(host))
+    except ValueError:
+        return False
+    return True
+
+
 def client_of(scope: Scope) -> str:
     client = scope.get("client")
     return str(client[0]) if client else "unknown"
@@ -154,7 +166,8 @@ class Guard:
 
     def _refusal(self, scope: Scope, headers: dict[str, str], host: str
                  ) -> tuple[int, str, str, list[tuple[bytes, bytes]]] | None:
-        if not self.origins.host_ok(host):
+        if not self.origins.host_ok(host) and not (
+                scope.get("path") in PROBE_PATHS and ip_host(host)):
             return 400, "bad_host", f"this server does not answer for the host {host!r}", []
         method = scope.get("method", "GET")
         origin = headers.get("origin")

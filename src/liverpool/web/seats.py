@@ -16,10 +16,13 @@ import re
 import secrets
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .guard import Origins
 from .limits import Limits
+
+if TYPE_CHECKING:
+    from .ops import Metrics
 
 
 def dumps(obj: Any) -> str:
@@ -58,6 +61,7 @@ class Settings:
     # bots think here, never on the event loop: a bounded pool, first come first served, and
     # each table waits for one decision at a time, so no table's bots starve another's
     bot_pool: ThreadPoolExecutor | None = None
+    metrics: Metrics | None = None  # what the owners count (ops.py); None: nothing
 
     def pool(self) -> ThreadPoolExecutor:
         if self.bot_pool is None:

@@ -16,6 +16,7 @@ import contextlib
 import json
 import logging
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,9 @@ class StoredTable:
 
 class Store(ABC):
     """What the server needs from a database: a small interface with two implementations."""
+
+    # told how many writes the database refused, each time it refuses (the server's metrics)
+    on_write_error: Callable[[int], None] | None = None
 
     @abstractmethod
     async def open(self) -> None: ...
@@ -194,6 +198,8 @@ class SqlStore(Store):
                             await conn.close()
                         conn = None
                     self._fail(batch, e)
+                    if self.on_write_error is not None:
+                        self.on_write_error(len(batch))
                     continue
                 for _, _, fut in batch:
                     if not fut.done():

@@ -277,7 +277,10 @@ class TableOwner(TablePlay):
             return None
         return conn.seat
 
-    async def on_action(self, conn: Conn, version: int, obj: dict[str, Any]) -> None:
+    async def on_action(self, conn: Conn, version: int, obj: dict[str, Any],
+                        received: float | None = None) -> None:
+        """A player's action message (``received``: ``time.perf_counter()`` when it arrived,
+        for the latency metric)."""
         seat = self._check_player(conn)
         if seat is None:
             return
@@ -327,6 +330,7 @@ class TableOwner(TablePlay):
                 if not called:
                     try:
                         await self._commit(a)
+                        self._played(received)
                     except IllegalActionError:  # a call changed the table under the move
                         called = True
                 if called:
@@ -335,6 +339,7 @@ class TableOwner(TablePlay):
                 await self._drive()
                 return
             await self._commit(a)
+            self._played(received)
         except IllegalActionError as e:
             conn.error("illegal", str(e))
             return
@@ -391,6 +396,22 @@ class TableOwner(TablePlay):
         conn.send({"type": "hint", "version": self.version, "action": action.to_json(),
                    "reason": reason})
 
+    # ================================================================ metrics (ops.py) ======
+    def _played(self, received: float | None) -> None:
+        if self.settings.metrics is not None:
+            self.settings.metrics.action_done(received)
+
+    async def _commit(self, a: Action, *args: Any, **kwargs: Any) -> None:
+        await super()._commit(a, *args, **kwargs)
+        if self.settings.metrics is not None:
+            self.settings.metrics.action()
+
+    async def _choose(self, seat: int, *args: Any, **kwargs: Any) -> Action:
+        t0 = time.perf_counter()
+        a = await super()._choose(seat, *args, **kwargs)
+        if self.settings.metrics is not None:
+            self.settings.metrics.bot_decision(time.perf_counter() - t0)
+        return a
 
 def handle(conn: Conn, owner: TableOwner, text: str) -> None:
     """Check one client message's form; pass it to the table's owner."""
@@ -421,7 +442,7 @@ def handle(conn: Conn, owner: TableOwner, text: str) -> None:
         elif not isinstance(action, dict):
             conn.error("bad_message", "action: \"action\" must be an action object")
         else:
-            owner.post(owner.on_action, conn, version, action)
+            owner.post(owner.on_action, conn, version, action, time.perf_counter())
     elif kind == "intent":
         what, on = obj.get("kind"), obj.get("on")
         if what not in ("buy", "call") or not isinstance(on, bool):
