@@ -78,6 +78,60 @@ def pg_server() -> Iterator[str]:
         shutil.rmtree(datadir, ignore_errors=True)
 
 
+# ---- Redis: a private server per test that needs one (it may be stopped and started) --------
+class RedisServer:
+    """``redis-server`` on a free loopback port, no persistence, in a temporary directory."""
+
+    def __init__(self) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            pytest.skip("redis-server is absent (Debian package redis-server; scripts/test.sh "
+                        "installs it as root)")
+        self.binary = binary
+        self.port = free_port()
+        self.dir = tempfile.mkdtemp(prefix="liverpool-redis-")
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", self.dir, "--daemonize", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(200):
+            with contextlib.suppress(OSError), socket.create_connection(
+                    ("127.0.0.1", self.port), timeout=0.2) as s:
+                s.sendall(b"PING\r\n")
+                if s.recv(16).startswith(b"+PONG"):
+                    return
+            import time
+            time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        self.proc = None
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    server = RedisServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(server.dir, ignore_errors=True)
+
+
+@pytest.fixture
+def pg_url(pg_server: str) -> str:
+    """A new, empty PostgreSQL database."""
+    return _new_pg_database(pg_server)
+
+
 def _new_pg_database(server: str) -> str:
     import psycopg
     name = "t_" + uuid.uuid4().hex[:16]

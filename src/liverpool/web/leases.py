@@ -286,7 +286,11 @@ class LeaseStore(PostgresStore):
                 table_id = payload[0]
                 epoch = self.epochs.get(table_id)
                 if epoch is None or held.get(table_id) != epoch:
-                    fenced.add(table_id)
+                    if table_id not in fenced:
+                        fenced.add(table_id)
+                        log.warning("table %s: a write was fenced: another server holds it",
+                                    table_id)
+                        self._lost(table_id)  # (before the writer hears of it)
                     fut.set_exception(FencedError(
                         f"table {table_id} is served by another server now; this server's "
                         f"write was refused"))
@@ -314,9 +318,6 @@ class LeaseStore(PostgresStore):
             for table_id, status in statuses.items():
                 await conn.execute(tables_t.update().where(tables_t.c.id == table_id)
                                    .values(status=status))
-        for table_id in fenced:
-            log.warning("table %s: a write was fenced: another server holds it", table_id)
-            self._lost(table_id)
 
 
 def make_store(db: str | None, server_id: str | None = None) -> Store:

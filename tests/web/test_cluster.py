@@ -1,0 +1,301 @@
+"""Several ``liverpool serve`` processes as one service, on a real PostgreSQL and a real Redis:
+a client may reach any server; a table has one owner; a killed server's tables move to another
+and go on; an owner that lost its lease cannot write; Redis stopped and started loses nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from liverpool.web.leases import FencedError, LeaseStore
+from liverpool.web.store import StoredEvent, StoredTable
+
+from .conftest import Client, RedisServer, free_port, play_turns
+from .test_server_game import check_messages
+from .test_server_restart import _ready
+
+HANDS = {"hands": [1, 2]}
+
+
+class Server:
+    def __init__(self, db: str, redis: str, name: str) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.ws = self.base.replace("http", "ws")
+        env = {**os.environ, "LIVERPOOL_BOT_THINK": "0.01", "LIVERPOOL_GRACE": "60",
+               "LIVERPOOL_LIMIT_MESSAGE_RATE": "10000/second",
+               "LIVERPOOL_BUY_WINDOW": "0", "LIVERPOOL_HAND_PAUSE": "0",
+               "LIVERPOOL_ALLOW_SEED": "1"}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "liverpool.cli", "serve", "--port", str(self.port),
+             "--db", db, "--redis", redis, "--server-id", name],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@contextlib.asynccontextmanager
+async def servers(db: str, redis: str, n: int) -> AsyncIterator[list[Server]]:
+    started = [Server(db, redis, f"s{i}") for i in range(n)]
+    try:
+        for s in started:
+            await _ready(s.proc, s.base)
+        yield started
+    finally:
+        for s in started:
+            s.stop()
+
+
+async def _table(srv: Server, humans: int, bots: int, **more: Any) -> tuple[str, str, str]:
+    seats = [{"kind": "human"}] * humans + [{"kind": "bot", "level": "basic"}] * bots
+    async with httpx.AsyncClient(base_url=srv.base, timeout=20) as http:
+        r = await http.post("/api/tables", json={"nickname": "Ann", "seats": seats,
+                                                 "overrides": HANDS, "seed": 5, **more})
+        assert r.status_code == 201, r.text
+        t = r.json()
+    return t["table"]["id"], t["token"], t["join_secret"]
+
+
+async def _client(srv: Server, tid: str, token: str | None, version: int = -1) -> Client:
+    c = Client(await connect(f"{srv.ws}/ws/{tid}", compression=None, max_size=None))
+    await c.send({"type": "hello", "token": token, "version": version})
+    return c
+
+
+async def _stored(db: str, tid: str) -> StoredTable:
+    store = LeaseStore(db.replace("postgresql://", "postgresql+psycopg://"), "reader")
+    await store.open()
+    try:
+        stored = await store.load(tid)
+    finally:
+        await store.close()
+    assert stored is not None
+    return stored
+
+
+class Seat:
+    """A person at a seat who plays the server's hints and, when the server sends them away
+    (a table moved, a server died), comes back at the version they had seen, through the next
+    server in their list. Every message they were sent is kept."""
+
+    def __init__(self, tid: str, token: str, via: list[Server]) -> None:
+        self.tid, self.token, self.via = tid, token, via
+        self.messages: list[dict[str, Any]] = []
+        self.closes: list[int | None] = []
+        self.version = -1
+
+    async def play(self, timeout: float = 240.0) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        k = 0
+        while loop.time() < end:
+            srv = self.via[k % len(self.via)]
+            if srv.proc.poll() is not None:  # that one is dead: the next one
+                k += 1
+                continue
+            try:
+                c = await _client(srv, self.tid, self.token, self.version)
+            except OSError:
+                k += 1
+                await asyncio.sleep(0.2)
+                continue
+            try:
+                return await play_turns(c, lambda m: False, timeout=end - loop.time())
+            except ConnectionClosed as e:
+                self.closes.append(e.rcvd.code if e.rcvd else None)
+                await asyncio.sleep(0.2)
+            finally:
+                self.messages.extend(c.messages)
+                seen = [m["version"] for m in c.messages if m["type"] in ("update", "sync")]
+                self.version = max([self.version, *seen])
+                with contextlib.suppress(Exception):
+                    await c.close()
+        raise AssertionError("the game did not end")
+
+
+async def test_any_server_takes_any_client_of_a_table(pg_url: str,
+                                                      redis_server: RedisServer) -> None:
+    async with servers(pg_url, redis_server.url, 2) as (a, b):
+        tid, token, secret = await _table(a, humans=2, bots=2)
+        async with httpx.AsyncClient(base_url=b.base, timeout=20) as http:
+            # the lobby through the server that does not own the table
+            summary = (await http.get(f"/api/tables/{tid}")).json()
+            assert summary["id"] == tid and summary["status"] == "open"
+            r = await http.post(f"/api/tables/{tid}/join", json={"nickname": "Bob",
+                                                                  "secret": secret})
+            assert r.status_code == 200, r.text
+            bob_token = r.json()["token"]
+            wrong = await http.post(f"/api/tables/{tid}/join", json={"nickname": "Eve",
+                                                                      "secret": "nope"})
+            assert wrong.status_code == 403 and wrong.json()["error"] == "bad_secret"
+            r = await http.post(f"/api/tables/{tid}/start", json={"token": token})
+            assert r.status_code == 200 and r.json()["status"] == "playing", r.text
+        ann = Seat(tid, token, [b])  # Ann's messages all come through b, relayed from a
+        bob = Seat(tid, bob_token, [a])
+        finals = await asyncio.gather(ann.play(), bob.play())
+        assert all(f["view"]["phase"] == "over" for f in finals)
+        async with httpx.AsyncClient(base_url=b.base, timeout=20) as http:
+            rec = (await http.get(f"/api/tables/{tid}/record")).json()
+        checked = check_messages(rec, 3, {0: ann.messages, 1: bob.messages})
+        assert checked > 100
+        assert ann.closes == [] and bob.closes == []
+        # a bad message through the relay gets the owner's answer, as a direct one would
+        c = await _client(b, tid, token)
+        await c.send("not json")
+        err = await c.until(lambda m: m["type"] == "error")
+        assert err["code"] == "bad_json"
+        await c.close()
+
+
+async def test_a_killed_server_s_table_moves_and_every_message_is_right(
+        pg_url: str, redis_server: RedisServer) -> None:
+    async with servers(pg_url, redis_server.url, 3) as (a, b, c):
+        tid, token, secret = await _table(a, humans=2, bots=2)
+        async with httpx.AsyncClient(base_url=a.base, timeout=20) as http:
+            bob_token = (await http.post(f"/api/tables/{tid}/join", json={
+                "nickname": "Bob", "secret": secret})).json()["token"]
+            assert (await http.post(f"/api/tables/{tid}/start",
+                                    json={"token": token})).status_code == 200
+        ann = Seat(tid, token, [b, c])
+        bob = Seat(tid, bob_token, [c, b])
+        games = asyncio.gather(ann.play(), bob.play())
+
+        async def kill_when_played() -> float:
+            while len(ann.messages) + len(bob.messages) < 40 and not games.done():
+                await asyncio.sleep(0.05)
+            a.kill()
+            return time.monotonic()
+        killed_at = await kill_when_played()
+        stored_at_kill = await _stored(pg_url, tid)
+        finals = await games
+        assert all(f["view"]["phase"] == "over" for f in finals)
+        assert time.monotonic() - killed_at < 200
+        # the clients were sent away by the survivors and came back (no other refusal)
+        assert 4012 in ann.closes + bob.closes  # "the table moved": both were relayed to a
+        assert set(ann.closes + bob.closes) <= {4012, 1013, 1012, 1006}, (ann.closes,
+                                                                          bob.closes)
+        async with httpx.AsyncClient(base_url=c.base, timeout=20) as http:
+            rec = (await http.get(f"/api/tables/{tid}/record")).json()
+        # nothing stored before the kill was lost, and every message any client got across the
+        # move is that seat's view at its version, as the engine gives it
+        before = [e.data["action"] for e in stored_at_kill.events if e.kind == "action"]
+        assert rec["actions"][:len(before)] == before
+        checked = check_messages(rec, 3, {0: ann.messages, 1: bob.messages})
+        assert checked > 100
+        assert (await _stored(pg_url, tid)).status == "over"
+
+
+async def test_an_owner_that_lost_its_lease_cannot_write(pg_url: str) -> None:
+    url = pg_url.replace("postgresql://", "postgresql+psycopg://")
+    old = LeaseStore(url, "old", ttl=0.5)
+    new = LeaseStore(url, "new", ttl=0.5)
+    await old.open()
+    await new.open()
+    lost: list[str] = []
+    old.on_lost = lost.append
+    try:
+        cfg = {"rules": "standard", "overrides": {}, "seats": [{"kind": "human"}], "seed": 1}
+        await old.create_table(StoredTable("t1", time.time(), "open", cfg, [
+            StoredEvent(0, "create", {"seat": 0, "name": "Ann", "token_hash": "x"})]))
+        await old.append("t1", StoredEvent(1, "join", {"seat": 1, "name": "Bob",
+                                                        "token_hash": "y"}))
+        assert await new.claim("t1") is None  # the old owner's lease is live
+        assert await new.holder("t1") == "old"
+        await asyncio.sleep(0.8)  # the old owner stalls past its lease
+        assert await new.claim("t1") == 2
+        assert await new.holder("t1") == "new"
+        with pytest.raises(FencedError):
+            await old.append("t1", StoredEvent(2, "leave", {"seat": 1}))
+        assert lost == ["t1"] and "t1" not in old.epochs
+        await new.append("t1", StoredEvent(2, "leave", {"seat": 1}))
+        assert await old.renew() == []  # (it had already let the table go)
+        # the database itself refuses an event under the old epoch, whoever sends it
+        import psycopg
+        with psycopg.connect(pg_url) as conn, pytest.raises(psycopg.errors.RaiseException,
+                                                           match="fenced"):
+            conn.execute("INSERT INTO lv_events (table_id, version, kind, data, epoch) "
+                         "VALUES ('t1', 3, 'leave', '{}', 1)")
+        stored = await new.load("t1")
+        assert stored is not None
+        assert [(e.version, e.kind) for e in stored.events] == [(0, "create"), (1, "join"),
+                                                                (2, "leave")]
+        # a renewal tells an owner which leases it lost
+        old.epochs["t1"] = 1  # as if the old owner still believed it held the table
+        assert await old.renew() == ["t1"]
+    finally:
+        await old.close()
+        await new.close()
+
+
+async def test_redis_stopped_and_started_loses_nothing(pg_url: str,
+                                                       redis_server: RedisServer) -> None:
+    async with servers(pg_url, redis_server.url, 2) as (a, b):
+        tid, token, _ = await _table(a, humans=1, bots=3)
+        async with httpx.AsyncClient(base_url=a.base, timeout=20) as http:
+            assert (await http.post(f"/api/tables/{tid}/start",
+                                    json={"token": token})).status_code == 200
+        ann = await _client(b, tid, token)  # relayed: b -> Redis -> a
+        await play_turns(ann, lambda m: m["type"] == "update" and m["version"] >= 20)
+        redis_server.stop()
+        # the relayed client is told, in words, and sent away
+        err = await ann.until(lambda m: m["type"] == "error", timeout=15)
+        assert err["code"] == "broker"
+        with pytest.raises(ConnectionClosed) as closed:
+            await ann.recv(timeout=15)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1013
+        # while Redis is away: b cannot reach the table's server, and says so
+        again = Client(await connect(f"{b.ws}/ws/{tid}", compression=None))
+        assert (await again.recv())["code"] == "broker"
+        with pytest.raises(ConnectionClosed):
+            await again.recv()
+        async with httpx.AsyncClient(base_url=b.base, timeout=20) as http:
+            r = await http.get(f"/api/tables/{tid}")
+            assert r.status_code == 503 and r.json()["error"] in ("elsewhere", "broker")
+        # the owner goes on serving its own clients
+        direct = await _client(a, tid, token)
+        await play_turns(direct, lambda m: m["type"] == "update" and m["version"] >= 30)
+        await direct.close()
+        seen = [m for c in (ann, direct) for m in c.messages if m["type"] == "update"]
+        redis_server.start()
+        # Redis is back: b relays again (its link comes back within a few seconds)
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 30
+        while True:
+            first: dict[str, Any] = {}
+            with contextlib.suppress(ConnectionClosed):
+                back = await _client(b, tid, token, max(m["version"] for m in seen))
+                first = await back.recv()
+                if first["type"] == "welcome":
+                    break
+                await back.close()
+            assert loop.time() < end, first
+            await asyncio.sleep(0.3)
+        final = await play_turns(back, lambda m: False, timeout=240)
+        assert final["view"]["phase"] == "over"
+        async with httpx.AsyncClient(base_url=b.base, timeout=20) as http:
+            rec = (await http.get(f"/api/tables/{tid}/record")).json()
+        for m in seen:  # every action a client was told of is in the record
+            assert rec["actions"][m["version"] - 2] == m["event"]["action"]
