@@ -106,6 +106,10 @@ class Seat:
         self.messages: list[dict[str, Any]] = []
         self.closes: list[int | None] = []
         self.version = -1
+        self.current: Client | None = None
+
+    def received(self) -> int:
+        return len(self.messages) + (len(self.current.messages) if self.current else 0)
 
     async def play(self, timeout: float = 240.0) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
@@ -122,12 +126,14 @@ class Seat:
                 k += 1
                 await asyncio.sleep(0.2)
                 continue
+            self.current = c
             try:
                 return await play_turns(c, lambda m: False, timeout=end - loop.time())
             except ConnectionClosed as e:
                 self.closes.append(e.rcvd.code if e.rcvd else None)
                 await asyncio.sleep(0.2)
             finally:
+                self.current = None
                 self.messages.extend(c.messages)
                 seen = [m["version"] for m in c.messages if m["type"] in ("update", "sync")]
                 self.version = max([self.version, *seen])
@@ -184,11 +190,12 @@ async def test_a_killed_server_s_table_moves_and_every_message_is_right(
         games = asyncio.gather(ann.play(), bob.play())
 
         async def kill_when_played() -> float:
-            while len(ann.messages) + len(bob.messages) < 40 and not games.done():
+            while ann.received() + bob.received() < 40 and not games.done():
                 await asyncio.sleep(0.05)
             a.kill()
             return time.monotonic()
         killed_at = await kill_when_played()
+        assert not games.done()
         stored_at_kill = await _stored(pg_url, tid)
         finals = await games
         assert all(f["view"]["phase"] == "over" for f in finals)
