@@ -293,6 +293,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--think", type=float, default=1.0,
                    help="server: seconds each client pauses before an action")
     p.add_argument("--duration", type=float, default=30.0, help="server: seconds measured")
+    p.add_argument("--servers", type=int, metavar="N",
+                   help="server: N servers on one PostgreSQL and one Redis (started privately "
+                        "unless --pg and --redis are given)")
+    p.add_argument("--kill-one", action="store_true",
+                   help="server: SIGKILL one of the --servers halfway through the measure")
+    p.add_argument("--pg", metavar="URL", help="server: the PostgreSQL of the --servers bench")
+    p.add_argument("--redis", metavar="URL", help="server: the Redis of the --servers bench")
     p.add_argument("--rounds", type=int, default=3, help="peer: rounds (the median is shown)")
     p.add_argument("--seconds", type=float, default=8.0,
                    help="peer: CPU-seconds of each side per round")

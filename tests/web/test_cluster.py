@@ -306,3 +306,18 @@ async def test_redis_stopped_and_started_loses_nothing(pg_url: str,
             rec = (await http.get(f"/api/tables/{tid}/record")).json()
         for m in seen:  # every action a client was told of is in the record
             assert rec["actions"][m["version"] - 2] == m["event"]["action"]
+
+
+def test_the_bench_of_several_servers_kills_one_and_counts_what_was_lost(
+        pg_url: str, redis_server: RedisServer) -> None:
+    from liverpool.web.clusterbench import run
+    out = run(2, 6, 0.3, 10.0, kill_one=True, pg=pg_url, redis_url=redis_server.url,
+              warmup=1.0)
+    for key in ("servers", "tables", "actions_per_s", "latency_p50_ms", "latency_p99_ms",
+                "errors", "lost_actions", "failover_s", "server_cpu_pct"):
+        assert key in out, key
+    assert out["servers"] == 2 and out["tables"] == 6 and out["killed"]
+    assert out["errors"] == 0, out["error_codes"]
+    assert out["lost_actions"] == 0 and out["acked_actions"] > 0
+    assert out["reconnects"] > 0  # the killed server's clients came back through the other
+    assert out["failover_s"] is not None and len(out["server_cpu_pct"]) == 2

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,7 @@ class SeatClient:
         self.asked_version = -1
         self.over = asyncio.get_running_loop().create_future()
         self.tasks: set[asyncio.Task[None]] = set()
+        self.on_message: Callable[[dict[str, Any]], None] | None = None  # (bench of servers)
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro)
@@ -124,6 +126,8 @@ class SeatClient:
     async def run(self) -> None:
         async for text in self.ws:
             m = json.loads(text)
+            if self.on_message is not None:
+                self.on_message(m)
             kind = m["type"]
             if kind in ("update", "sync"):
                 ev = m.get("event")
@@ -339,10 +343,24 @@ def main(args: argparse.Namespace) -> int:
         print("liverpool bench server: --tables >= 1, --think >= 0 and --duration > 0",
               file=sys.stderr)
         return 2
-    out = run(tables, think, duration, warmup=1.0 if quick else 3.0)
+    servers = getattr(args, "servers", None)
+    if servers is not None or getattr(args, "kill_one", False):
+        from .clusterbench import run as run_servers
+        if servers is None or servers < 1 or (args.kill_one and servers < 2):
+            print("liverpool bench server: --servers N >= 1 (>= 2 with --kill-one)",
+                  file=sys.stderr)
+            return 2
+        out = run_servers(servers, tables, think, duration * (2 if quick and args.kill_one
+                                                               else 1),
+                          kill_one=args.kill_one, pg=args.pg, redis_url=args.redis,
+                          warmup=1.0 if quick else 3.0)
+        ok = out["errors"] == 0 and out["lost_actions"] == 0
+    else:
+        out = run(tables, think, duration, warmup=1.0 if quick else 3.0)
+        ok = out["errors"] == 0
     if args.json:
         print(json.dumps(out))
     else:
         for k, v in out.items():
             print(f"{k:>16}: {v}")
-    return 0 if out["errors"] == 0 else 1
+    return 0 if ok else 1

@@ -1,0 +1,332 @@
+"""``liverpool bench server --servers N``: several servers on one PostgreSQL and one Redis.
+
+Domain words: *service* (N ``liverpool serve`` processes sharing a database and a broker),
+*spread* (table i is created through server i mod N and its seat s connects through server
+(i + s) mod N, so most clients are relayed to their table's owner), *kill* (``--kill-one``:
+SIGKILL of one server in the middle of the measured time), *reconnect* (a client sent away, or
+whose server died, comes back through the next live server at the version it had seen: not an
+error), *acknowledged action* (an action some client received an update for), *lost action*
+(acknowledged but missing from the database at the end), *failover* (the longest time a table
+made no progress across the kill).
+
+Without ``--pg`` and ``--redis`` URLs, a private PostgreSQL and Redis are started from the
+machine's own binaries (Debian's ``postgresql`` and ``redis-server``) in a temporary directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import glob
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from ..bots import make_bot
+from ..rules import RuleSet
+from .bench import BENCH_LIMITS, SEAT_BOTS, SeatClient, Stats, _cpu_seconds, _free_port
+
+
+# ==================================================================== private services =====
+def _as_postgres(cmd: list[str]) -> list[str]:
+    # initdb and postgres refuse to run as root
+    return ["runuser", "-u", "postgres", "--", *cmd] if os.geteuid() == 0 else cmd
+
+
+@contextlib.contextmanager
+def private_postgres() -> Iterator[str]:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if not found:
+        raise RuntimeError("PostgreSQL's binaries are absent: install the Debian package "
+                           "postgresql, or give --pg URL")
+    bindir = os.path.dirname(found[-1])
+    datadir = tempfile.mkdtemp(prefix="liverpool-bench-pg-")
+    if os.geteuid() == 0:
+        shutil.chown(datadir, "postgres", "postgres")
+    port = _free_port()
+    subprocess.run(_as_postgres([f"{bindir}/initdb", "-D", datadir, "-A", "trust", "-U",
+                                 "postgres", "--no-sync", "-E", "UTF8"]),
+                   check=True, capture_output=True)
+    # durable commits, as a real service has them (fsync stays on)
+    opts = (f"-p {port} -k {datadir} -c listen_addresses=127.0.0.1 -c max_connections=200")
+    subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", datadir, "-o", opts, "-w", "-l",
+                                 f"{datadir}/log", "start"]), check=True, capture_output=True)
+    try:
+        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", datadir, "-m", "immediate",
+                                     "stop"]), capture_output=True)
+        shutil.rmtree(datadir, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def private_redis() -> Iterator[str]:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise RuntimeError("redis-server is absent: install the Debian package redis-server, "
+                           "or give --redis URL")
+    port = _free_port()
+    workdir = tempfile.mkdtemp(prefix="liverpool-bench-redis-")
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no", "--dir", workdir],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        import redis
+        client = redis.Redis(port=port, socket_connect_timeout=0.2)
+        for _ in range(200):
+            with contextlib.suppress(redis.RedisError):
+                if client.ping():
+                    break
+            time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.kill()
+        proc.wait()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+# ==================================================================== the clients ==========
+class Progress:
+    """What the clients saw of every table: acknowledged actions and when each table moved."""
+
+    def __init__(self) -> None:
+        self.acked: dict[str, dict[int, Any]] = {}  # table -> version -> action
+        self.moves: dict[str, list[float]] = {}  # table -> times of its updates
+        self.reconnects = 0
+
+    def seen(self, tid: str, m: dict[str, Any]) -> None:
+        if m.get("type") == "update" and m.get("event") is not None:
+            versions = self.acked.setdefault(tid, {})
+            if m["version"] not in versions:
+                versions[m["version"]] = m["event"]["action"]
+                self.moves.setdefault(tid, []).append(time.perf_counter())
+
+
+async def _seat(urls: list[str], first: int, tid: str, token: str, seat: int, rules: RuleSet,
+                think: float, stats: Stats, progress: Progress, rng: random.Random,
+                stop: asyncio.Event, alive: list[bool]) -> None:
+    """One seat's client, reconnecting through the next live server until the game is over."""
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+
+    client: SeatClient | None = None
+    version = -1
+    k = first
+    while not stop.is_set():
+        if not alive[k % len(urls)]:
+            k += 1
+            continue
+        try:
+            ws = await connect(f"{urls[k % len(urls)].replace('http', 'ws')}/ws/{tid}",
+                               compression=None, max_size=None, ping_interval=None,
+                               open_timeout=10)
+        except (OSError, TimeoutError, ConnectionClosed):
+            k += 1
+            await asyncio.sleep(0.2)
+            continue
+        if client is None:
+            client = SeatClient(ws, seat, make_bot(SEAT_BOTS[seat]), rules, think, stats, rng)
+        else:  # what was sent before the move is not answered: not a refusal either
+            for task in list(client.tasks):  # (a move being thought over is thought anew)
+                task.cancel()
+            client.ws, client.sent_at, client.acting = ws, None, False
+        client.on_message = lambda m: progress.seen(tid, m)
+        try:
+            # back at the version it had seen, as a browser comes back: the server sends only
+            # what is newer, so a seat that was to move moves on what it knew
+            await ws.send(json.dumps({"type": "hello", "token": token, "version": version}))
+            if client.latest is not None and client.latest["legal"]:
+                client.acting = True
+                client._spawn(client._act())
+            runner = asyncio.create_task(client.run())
+            stopper = asyncio.create_task(stop.wait())
+            await asyncio.wait([runner, stopper], return_when=asyncio.FIRST_COMPLETED)
+            stopper.cancel()
+            if not runner.done():  # the run is over: this client stops here
+                runner.cancel()
+                return
+            runner.result()
+        except ConnectionClosed:
+            pass
+        finally:
+            with contextlib.suppress(Exception):
+                await ws.close()
+        if client.over.done():
+            return
+        if client.latest is not None:
+            version = int(client.latest["version"])
+        progress.reconnects += 1
+        k += 1
+        await asyncio.sleep(0.1 + 0.2 * rng.random())
+
+
+async def _table(urls: list[str], index: int, think: float, stats: Stats, progress: Progress,
+                 stop: asyncio.Event, start_at: float, alive: list[bool],
+                 tables: list[str]) -> None:
+    import httpx
+
+    rules = RuleSet.preset("standard")
+    rng = random.Random(index)
+    n = len(urls)
+    await asyncio.sleep(max(0.0, start_at - time.perf_counter()))
+    while not stop.is_set():
+        base = urls[index % n]
+        async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+            r = await http.post("/api/tables", json={"nickname": "P1",
+                                                     "seats": [{"kind": "human"}] * 4})
+            t = r.json()
+            tid, tokens = t["table"]["id"], [t["token"]]
+            for k in range(2, 5):
+                tokens.append((await http.post(f"/api/tables/{tid}/join", json={
+                    "nickname": f"P{k}", "secret": t["join_secret"]})).json()["token"])
+        tables.append(tid)
+        seats = [asyncio.create_task(_seat(urls, index + s, tid, tokens[s], s, rules, think,
+                                           stats, progress, random.Random(rng.random()),
+                                           stop, alive))
+                 for s in range(4)]
+        await asyncio.sleep(0.2)  # the seats say hello before the game starts
+        async with httpx.AsyncClient(base_url=urls[(index + 1) % n], timeout=60) as http:
+            await http.post(f"/api/tables/{tid}/start", json={"token": tokens[0]})
+        stats.started += 1
+        await asyncio.gather(*seats)
+        if not stop.is_set():
+            stats.games += 1
+        index += 1
+
+
+# ==================================================================== the run ==============
+def _start_server(port: int, pg: str, redis_url: str, name: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "LIVERPOOL_GRACE": "3600", "LIVERPOOL_BUY_WINDOW": "0",
+           "LIVERPOOL_HAND_PAUSE": "0", **BENCH_LIMITS}
+    return subprocess.Popen(
+        [sys.executable, "-m", "liverpool.cli", "serve", "--port", str(port), "--db", pg,
+         "--redis", redis_url, "--server-id", name], env=env, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, start_new_session=True)
+
+
+async def _drive(urls: list[str], procs: list[subprocess.Popen[bytes]], tables: int,
+                 think: float, duration: float, warmup: float, kill_one: bool,
+                 pg: str) -> dict[str, Any]:
+    stats, progress = Stats(), Progress()
+    stop = asyncio.Event()
+    alive = [True] * len(urls)
+    made: list[str] = []
+    t0 = time.perf_counter()
+    spread = max(think, 0.5) * max(1.0, tables / 250)
+    tasks = [asyncio.create_task(_table(urls, i, think, stats, progress, stop,
+                                        t0 + spread * i / max(1, tables), alive, made))
+             for i in range(tables)]
+    await asyncio.sleep(spread)
+    while stats.started + sum(t.done() for t in tasks) < tables:
+        await asyncio.sleep(0.1)
+    setup = time.perf_counter() - t0
+    await asyncio.sleep(warmup)
+    gc.collect()
+    gc.freeze()
+    stats.measuring = True
+    cpu0 = [_cpu_seconds(p.pid) for p in procs]
+    m0 = time.perf_counter()
+    killed_at: float | None = None
+    cpu_at_kill: float | None = None
+    if kill_one:
+        await asyncio.sleep(duration / 2)
+        cpu_at_kill = _cpu_seconds(procs[0].pid)
+        alive[0] = False
+        os.killpg(procs[0].pid, signal.SIGKILL)
+        killed_at = time.perf_counter()
+        await asyncio.sleep(duration / 2)
+    else:
+        await asyncio.sleep(duration)
+    stats.measuring = False
+    elapsed = time.perf_counter() - m0
+    cpu = [(cpu_at_kill if (i == 0 and cpu_at_kill is not None) else _cpu_seconds(p.pid)) - c
+           for i, (p, c) in enumerate(zip(procs, cpu0, strict=True))]
+    stop.set()
+    await asyncio.wait(tasks, timeout=30)
+    for t in tasks:
+        t.cancel()
+    failed = [t for t in tasks if t.done() and not t.cancelled() and t.exception()]
+    for t in failed:
+        code = "client:" + type(t.exception()).__name__
+        stats.error_codes[code] = stats.error_codes.get(code, 0) + 1
+    lost = await _lost_actions(pg, progress)
+    failover = None
+    if killed_at is not None:
+        gaps = []
+        for times in progress.moves.values():
+            before = [x for x in times if x <= killed_at]
+            after = [x for x in times if x > killed_at]
+            if before and after:
+                gaps.append(after[0] - before[-1])
+            elif before:  # never moved again within the run
+                gaps.append(time.perf_counter() - before[-1])
+        failover = round(max(gaps), 1) if gaps else None
+    lat = sorted(stats.latencies)
+
+    def pct(p: float) -> float | None:
+        return round(lat[min(len(lat) - 1, int(p * len(lat)))] * 1000, 1) if lat else None
+    return {"servers": len(urls), "tables": tables, "think": think,
+            "duration": round(elapsed, 1), "actions": stats.actions,
+            "actions_per_s": round(stats.actions / elapsed, 1),
+            "latency_p50_ms": pct(0.50), "latency_p99_ms": pct(0.99),
+            "latency_max_ms": round(lat[-1] * 1000, 1) if lat else None,
+            "errors": stats.errors + len(failed), "error_codes": stats.error_codes,
+            "late_intents": stats.late_intents, "reconnects": progress.reconnects,
+            "lost_actions": lost, "acked_actions": sum(len(v) for v in progress.acked.values()),
+            "failover_s": failover, "killed": kill_one,
+            "games_finished": stats.games, "setup_s": round(setup, 1),
+            "server_cpu_pct": [round(100 * c / elapsed, 1) for c in cpu]}
+
+
+async def _lost_actions(pg: str, progress: Progress) -> int:
+    """Actions some client was told of that the database does not hold."""
+    import psycopg
+    lost = 0
+    async with await psycopg.AsyncConnection.connect(pg) as conn:
+        for tid, versions in progress.acked.items():
+            cur = await conn.execute("SELECT version, data FROM lv_events WHERE table_id = %s "
+                                     "AND kind = 'action'", (tid,))
+            stored = {v: json.loads(d)["action"] for v, d in await cur.fetchall()}
+            lost += sum(1 for v, a in versions.items() if stored.get(v) != a)
+    return lost
+
+
+async def _wait_ready(urls: list[str], procs: list[subprocess.Popen[bytes]]) -> None:
+    from .bench import _wait_ready as one
+    for url, proc in zip(urls, procs, strict=True):
+        await one(proc, url)
+
+
+def run(servers: int, tables: int, think: float, duration: float, kill_one: bool = False,
+        pg: str | None = None, redis_url: str | None = None,
+        warmup: float = 3.0) -> dict[str, Any]:
+    with contextlib.ExitStack() as stack:
+        pg_url = pg or stack.enter_context(private_postgres())
+        broker = redis_url or stack.enter_context(private_redis())
+        ports = [_free_port() for _ in range(servers)]
+        urls = [f"http://127.0.0.1:{p}" for p in ports]
+        procs = [_start_server(p, pg_url, broker, f"bench{i}") for i, p in enumerate(ports)]
+        try:
+            asyncio.run(_wait_ready(urls, procs))
+            return asyncio.run(_drive(urls, procs, tables, think, duration, warmup, kill_one,
+                                      pg_url))
+        finally:
+            for proc in procs:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGTERM)
+            for proc in procs:
+                try:
+                    proc.wait(15)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+    raise AssertionError("unreachable")
