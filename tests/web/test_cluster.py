@@ -107,6 +107,7 @@ class Seat:
         self.closes: list[int | None] = []
         self.version = -1
         self.current: Client | None = None
+        self.known: dict[str, Any] | None = None  # the last state it was sent
 
     def received(self) -> int:
         return len(self.messages) + (len(self.current.messages) if self.current else 0)
@@ -128,15 +129,20 @@ class Seat:
                 continue
             self.current = c
             try:
-                return await play_turns(c, lambda m: False, timeout=end - loop.time())
+                # as a page does, it keeps what it knew: if the table has not moved since,
+                # the server sends nothing new, and a seat that was to move moves on it
+                return await play_turns(c, lambda m: False, timeout=end - loop.time(),
+                                        already=self.known)
             except ConnectionClosed as e:
                 self.closes.append(e.rcvd.code if e.rcvd else None)
                 await asyncio.sleep(0.2)
             finally:
                 self.current = None
                 self.messages.extend(c.messages)
-                seen = [m["version"] for m in c.messages if m["type"] in ("update", "sync")]
-                self.version = max([self.version, *seen])
+                states = [m for m in c.messages if m["type"] in ("update", "sync")
+                          and m.get("view") is not None]
+                if states:
+                    self.known, self.version = states[-1], states[-1]["version"]
                 with contextlib.suppress(Exception):
                     await c.close()
         raise AssertionError("the game did not end")
@@ -146,8 +152,13 @@ async def test_any_server_takes_any_client_of_a_table(pg_url: str,
                                                       redis_server: RedisServer) -> None:
     async with servers(pg_url, redis_server.url, 2) as (a, b):
         tid, token, secret = await _table(a, humans=2, bots=2)
+        listed, _, _ = await _table(a, humans=2, bots=2, public=True)
         async with httpx.AsyncClient(base_url=b.base, timeout=20) as http:
-            # the lobby through the server that does not own the table
+            # the lobby through the server that does not own the table: every server's public
+            # tables (the private one is not listed)
+            lobby = (await http.get("/api/tables")).json()
+            assert [t["id"] for t in lobby["tables"]] == [listed] and lobby["total"] == 1
+            assert lobby["tables"][0]["seats"][0]["name"] == "Ann"
             summary = (await http.get(f"/api/tables/{tid}")).json()
             assert summary["id"] == tid and summary["status"] == "open"
             r = await http.post(f"/api/tables/{tid}/join", json={"nickname": "Bob",

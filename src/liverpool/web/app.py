@@ -186,12 +186,15 @@ class Registry:
         status = await self.store.status_of(table_id)
         if status is None:
             return None
-        if (status in ("open", "playing") and table_id not in self.store.epochs
-                and await self.store.claim(table_id) is None):
+        if status in ("open", "playing") and table_id not in self.store.epochs:
+            # a read first: most requests for a table owned elsewhere need no write
             holder = await self.store.holder(table_id)
-            if holder is not None:
+            if holder is not None and holder != self.store.server_id:
                 raise HeldElsewhere(holder)
-            if await self.store.claim(table_id) is None:  # it expired just now
+            if await self.store.claim(table_id) is None:  # another server was quicker
+                holder = await self.store.holder(table_id)
+                if holder is not None:
+                    raise HeldElsewhere(holder)
                 raise ApiError(503, "busy", "this table is changing servers; try again")
         return await self.store.load(table_id)
 
@@ -595,6 +598,8 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         """Public tables open or playing, newest first, a page at a time."""
         size = lim.lobby_page if limit is None else max(1, min(limit, lim.lobby_page))
         start = max(0, offset)
+        if registry.cluster is not None:  # every server's tables, from the database
+            return await registry.cluster.lobby(start, size)
         owners = [o for o in registry.owners.values()
                   if o.public and o.status in ("open", "playing")]
         owners.sort(key=lambda o: o.created, reverse=True)

@@ -273,8 +273,45 @@ class Cluster:
             if sessions.get(key[0]) != key[1]:
                 self.forget(rc)
 
+    def _summaries(self, ids: list[str]) -> dict[str, Any]:
+        """The lobby lines of those of these tables this server owns."""
+        out: dict[str, Any] = {}
+        owners = self._owners()
+        for table_id in ids:
+            owner = owners.get(table_id)
+            if owner is not None and table_id in self.store.epochs and not owner.stopped:
+                try:  # one table that cannot be shown never breaks the list
+                    out[table_id] = owner.summary(full=False)
+                except Exception:
+                    log.exception("table %s cannot be listed", table_id)
+        return out
+
+    async def lobby(self, offset: int, size: int) -> dict[str, Any]:
+        """A page of the public tables of every server (a table whose server cannot answer
+        now is left out of the page)."""
+        page, total = await self.store.public_tables(offset, size)
+        lines = self._summaries([t for t, holder in page if holder == self.server_id])
+        elsewhere: dict[str, list[str]] = {}
+        for table_id, holder in page:
+            if holder is not None and holder != self.server_id:
+                elsewhere.setdefault(holder, []).append(table_id)
+        if elsewhere and self.relaying:
+            answers = await asyncio.gather(
+                *(self.call(server, "", "summaries", {"ids": ids})
+                  for server, ids in elsewhere.items()), return_exceptions=True)
+            for answer in answers:
+                if isinstance(answer, dict):
+                    lines.update(answer)
+        tables = [lines[t] for t, _ in page if t in lines]
+        return {"tables": tables, "total": total, "offset": offset, "limit": size}
+
     async def _answer(self, item: dict[str, Any]) -> None:
         gateway, rid = str(item["g"]), str(item["rid"])
+        if item.get("op") == "summaries":
+            ids = [str(t) for t in item["a"].get("ids", [])][:1000]
+            self.broker_send(gateway, {"k": "reply", "rid": rid, "ok": True,
+                                       "r": self._summaries(ids)})
+            return
         try:
             owner = self._owners().get(str(item["t"]))
             if owner is None or owner.id not in self.store.epochs or owner.stopped:

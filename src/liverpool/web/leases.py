@@ -97,6 +97,7 @@ class LeaseStore(PostgresStore):
         self.on_lost: Callable[[str], None] | None = None
         self._renewed_at = time.monotonic()
         self.renew_errors = 0
+        self._creating: set[str] = set()  # tables whose first write is not committed yet
 
     async def open(self) -> None:
         await super().open()
@@ -188,6 +189,9 @@ class LeaseStore(PostgresStore):
     async def renew(self) -> list[str]:
         """Extend every lease this server holds; the tables whose lease it has lost."""
         assert self.engine is not None
+        # only leases held before the renewal can be missing from it (a claim or a creation
+        # that commits meanwhile is not lost)
+        before = {t: e for t, e in self.epochs.items() if t not in self._creating}
         try:
             async with self.engine.begin() as conn:
                 rows = (await conn.execute(sa.text(
@@ -210,7 +214,7 @@ class LeaseStore(PostgresStore):
             return lost
         self._renewed_at = time.monotonic()
         held = {r[0]: int(r[1]) for r in rows}
-        lost = [t for t, e in self.epochs.items() if held.get(t) != e]
+        lost = [t for t, e in before.items() if held.get(t) != e and self.epochs.get(t) == e]
         for t in lost:
             del self.epochs[t]
         return lost
@@ -226,6 +230,23 @@ class LeaseStore(PostgresStore):
                 f"OR l.expires < {NOW}) "
                 f"ORDER BY random() LIMIT :n"), {"n": limit, "me": self.server_id})).all()
         return [r[0] for r in rows]
+
+    async def public_tables(self, offset: int, limit: int) -> tuple[list[tuple[str, str | None]],
+                                                                     int]:
+        """A page of the public tables open or playing, newest first, each with the live
+        server holding it (None: nobody now), and how many there are."""
+        assert self.engine is not None
+        where = ("t.status IN ('open', 'playing') "
+                 "AND (t.config::jsonb ->> 'public') = 'true'")
+        async with self.engine.connect() as conn:
+            total = (await conn.execute(sa.text(
+                f"SELECT count(*) FROM lv_tables t WHERE {where}"))).scalar_one()
+            rows = (await conn.execute(sa.text(
+                f"SELECT t.id, CASE WHEN l.expires >= {NOW} THEN l.owner END "
+                f"FROM lv_tables t LEFT JOIN lv_leases l ON l.table_id = t.id WHERE {where} "
+                f"ORDER BY t.created DESC OFFSET :o LIMIT :n"), {"o": offset, "n": limit})
+                    ).all()
+        return [(r[0], r[1]) for r in rows], int(total)
 
     async def servers(self) -> list[dict[str, Any]]:
         """The live servers (seen within a lease's life), with the tables each holds."""
@@ -246,11 +267,14 @@ class LeaseStore(PostgresStore):
     async def create_table(self, table: StoredTable) -> None:
         """A new table is born leased to this server (epoch 1)."""
         self.epochs[table.id] = 1
+        self._creating.add(table.id)
         try:
             await super().create_table(table)
         except BaseException:
             self.epochs.pop(table.id, None)
             raise
+        finally:
+            self._creating.discard(table.id)
 
     async def _write(self, conn: AsyncConnection,
                      batch: list[tuple[str, Any, asyncio.Future[None]]]) -> None:
