@@ -55,27 +55,12 @@ def _as_postgres(cmd: list[str]) -> list[str]:
 
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[str]:
-    bindir = _pg_bindir()
-    if bindir is None:
+    from liverpool.web.clusterbench import postgres_bindir, private_postgres
+    if postgres_bindir() is None:
         pytest.skip("PostgreSQL binaries are absent (Debian package postgresql; "
                     "scripts/test.sh installs it as root)")
-    datadir = tempfile.mkdtemp(prefix="liverpool-pg-")
-    if os.geteuid() == 0:
-        shutil.chown(datadir, "postgres", "postgres")
-    port = free_port()
-    subprocess.run(_as_postgres([f"{bindir}/initdb", "-D", datadir, "-A", "trust", "-U",
-                                 "postgres", "--no-sync", "-E", "UTF8"]),
-                   check=True, capture_output=True)
-    opts = f"-p {port} -k {datadir} -c listen_addresses=127.0.0.1 -c fsync=off " \
-           f"-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
-    subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", datadir, "-o", opts, "-w", "-l",
-                                 f"{datadir}/log", "start"]), check=True, capture_output=True)
-    try:
-        yield f"postgresql://postgres@127.0.0.1:{port}"
-    finally:
-        subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", datadir, "-m", "immediate",
-                                     "stop"]), capture_output=True)
-        shutil.rmtree(datadir, ignore_errors=True)
+    with private_postgres(durable=False) as url:
+        yield url
 
 
 # ---- Redis: a private server per test that needs one (it may be stopped and started) --------

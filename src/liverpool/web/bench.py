@@ -241,6 +241,22 @@ async def _table(base: str, http: Any, index: int, think: float, stats: Stats,
             stats.games += 1
 
 
+async def until_measured(stats: Stats, tasks: list[asyncio.Task[None]], spread: float,
+                         warmup: float) -> float:
+    """Wait for every table to play, then for the warm-up; start measuring. Returns the time
+    every table was playing."""
+    await asyncio.sleep(spread)
+    # every table plays before the warm-up starts (a table whose client failed never will)
+    while stats.started + sum(t.done() for t in tasks) < len(tasks):
+        await asyncio.sleep(0.1)
+    started = time.perf_counter()
+    await asyncio.sleep(warmup)
+    gc.collect()
+    gc.freeze()  # the clients' own collector pauses would show up as server latency
+    stats.measuring = True
+    return started
+
+
 def _cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -259,15 +275,7 @@ async def _drive(base: str, tables: int, think: float, duration: float, warmup: 
         tasks = [asyncio.create_task(_table(base, http, i, think, stats, stop,
                                             t0 + spread * i / max(1, tables)))
                  for i in range(tables)]
-        await asyncio.sleep(spread)
-        # every table plays before the warm-up starts (a table whose client failed never will)
-        while stats.started + sum(t.done() for t in tasks) < tables:
-            await asyncio.sleep(0.1)
-        setup = time.perf_counter() - t0
-        await asyncio.sleep(warmup)
-        gc.collect()
-        gc.freeze()  # the clients' own collector pauses would show up as server latency
-        stats.measuring = True
+        setup = await until_measured(stats, tasks, spread, warmup) - t0
         cpu0, own0, m0 = _cpu_seconds(server_pid), time.process_time(), time.perf_counter()
         await asyncio.sleep(duration)
         stats.measuring = False

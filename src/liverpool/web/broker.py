@@ -27,6 +27,15 @@ ALIVE_TTL = 5  # seconds a server's liveness key lasts without renewal
 RETRY_EVERY = 0.5  # seconds between attempts to reach Redis again
 
 
+async def cancel_all(tasks: list[asyncio.Task[None]]) -> None:
+    """Cancel background tasks and wait until each has ended."""
+    for t in tasks:
+        t.cancel()
+    for t in tasks:
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await t
+
+
 def channel(server_id: str) -> str:
     return f"lv:srv:{server_id}"
 
@@ -65,11 +74,7 @@ class Broker:
             await asyncio.sleep(0.05)
 
     async def stop(self) -> None:
-        for t in self._tasks:
-            t.cancel()
-        for t in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await t
+        await cancel_all(self._tasks)
         with contextlib.suppress(Exception):
             if self.up:
                 await self._redis.delete(f"lv:alive:{self.server_id}")

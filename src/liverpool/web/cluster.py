@@ -16,14 +16,13 @@ Every rule and every change of a table stays with its one owner; this module onl
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from .broker import Broker
+from .broker import Broker, cancel_all
 from .leases import RENEW_EVERY, LeaseStore
 from .limits import ApiError
 from .seats import Conn
@@ -118,11 +117,7 @@ class Cluster:
                        asyncio.create_task(self._watch_forever(), name="cluster-watch")]
 
     async def stop(self) -> None:
-        for t in self._tasks:
-            t.cancel()
-        for t in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await t
+        await cancel_all(self._tasks)
         for p in list(self.proxies.values()):
             p.conn.close(MOVED, "server stopping")
         if self.broker is not None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import glob
 import json
 import os
@@ -33,7 +32,15 @@ from typing import Any
 
 from ..bots import make_bot
 from ..rules import RuleSet
-from .bench import BENCH_LIMITS, SEAT_BOTS, SeatClient, Stats, _cpu_seconds, _free_port
+from .bench import (
+    BENCH_LIMITS,
+    SEAT_BOTS,
+    SeatClient,
+    Stats,
+    _cpu_seconds,
+    _free_port,
+    until_measured,
+)
 
 
 # ==================================================================== private services =====
@@ -42,13 +49,20 @@ def _as_postgres(cmd: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *cmd] if os.geteuid() == 0 else cmd
 
 
-@contextlib.contextmanager
-def private_postgres() -> Iterator[str]:
+def postgres_bindir() -> str | None:
+    """Where the machine's PostgreSQL programs are (Debian's layout), if anywhere."""
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    if not found:
+    return os.path.dirname(found[-1]) if found else None
+
+
+@contextlib.contextmanager
+def private_postgres(durable: bool = True) -> Iterator[str]:
+    """A PostgreSQL server of our own on a free loopback port, for as long as the context
+    lasts: its URL without a database name. ``durable=False`` (tests): no fsync."""
+    bindir = postgres_bindir()
+    if bindir is None:
         raise RuntimeError("PostgreSQL's binaries are absent: install the Debian package "
                            "postgresql, or give --pg URL")
-    bindir = os.path.dirname(found[-1])
     datadir = tempfile.mkdtemp(prefix="liverpool-bench-pg-")
     if os.geteuid() == 0:
         shutil.chown(datadir, "postgres", "postgres")
@@ -56,12 +70,13 @@ def private_postgres() -> Iterator[str]:
     subprocess.run(_as_postgres([f"{bindir}/initdb", "-D", datadir, "-A", "trust", "-U",
                                  "postgres", "--no-sync", "-E", "UTF8"]),
                    check=True, capture_output=True)
-    # durable commits, as a real service has them (fsync stays on)
-    opts = (f"-p {port} -k {datadir} -c listen_addresses=127.0.0.1 -c max_connections=200")
+    opts = f"-p {port} -k {datadir} -c listen_addresses=127.0.0.1 -c max_connections=200"
+    if not durable:  # (a benchmark keeps durable commits, as a real service has them)
+        opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
     subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", datadir, "-o", opts, "-w", "-l",
                                  f"{datadir}/log", "start"]), check=True, capture_output=True)
     try:
-        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        yield f"postgresql://postgres@127.0.0.1:{port}"
     finally:
         subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", datadir, "-m", "immediate",
                                      "stop"]), capture_output=True)
@@ -225,14 +240,7 @@ async def _drive(urls: list[str], procs: list[subprocess.Popen[bytes]], tables: 
     tasks = [asyncio.create_task(_table(urls, i, think, stats, progress, stop,
                                         t0 + spread * i / max(1, tables), alive, made))
              for i in range(tables)]
-    await asyncio.sleep(spread)
-    while stats.started + sum(t.done() for t in tasks) < tables:
-        await asyncio.sleep(0.1)
-    setup = time.perf_counter() - t0
-    await asyncio.sleep(warmup)
-    gc.collect()
-    gc.freeze()
-    stats.measuring = True
+    setup = await until_measured(stats, tasks, spread, warmup) - t0
     cpu0 = [_cpu_seconds(p.pid) for p in procs]
     m0 = time.perf_counter()
     killed_at: float | None = None
@@ -310,7 +318,7 @@ def run(servers: int, tables: int, think: float, duration: float, kill_one: bool
         pg: str | None = None, redis_url: str | None = None,
         warmup: float = 3.0) -> dict[str, Any]:
     with contextlib.ExitStack() as stack:
-        pg_url = pg or stack.enter_context(private_postgres())
+        pg_url = pg or stack.enter_context(private_postgres()) + "/postgres"
         broker = redis_url or stack.enter_context(private_redis())
         ports = [_free_port() for _ in range(servers)]
         urls = [f"http://127.0.0.1:{p}" for p in ports]
