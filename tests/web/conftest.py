@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import glob
 import json
 import os
 import shutil
@@ -41,18 +40,6 @@ def free_port() -> int:
 
 
 # ---- PostgreSQL: one private server per test process (so per xdist worker) ----------------
-def _pg_bindir() -> str | None:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    return os.path.dirname(found[-1]) if found else None
-
-
-def _as_postgres(cmd: list[str]) -> list[str]:
-    # initdb and postgres refuse to run as root: the tests run as root in CI
-    if os.geteuid() == 0:
-        return ["runuser", "-u", "postgres", "--", *cmd]
-    return cmd
-
-
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[str]:
     from liverpool.web.clusterbench import postgres_bindir, private_postgres
