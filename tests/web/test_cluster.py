@@ -332,3 +332,62 @@ def test_the_bench_of_several_servers_kills_one_and_counts_what_was_lost(
     assert out["lost_actions"] == 0 and out["acked_actions"] > 0
     assert out["reconnects"] > 0  # the killed server's clients came back through the other
     assert out["failover_s"] is not None and len(out["server_cpu_pct"]) == 2
+
+
+async def test_items_between_servers_arrive_in_the_order_sent(redis_server: RedisServer) -> None:
+    """A client's messages must reach its table's owner in order (a hello before the action
+    it enables): what one server sends another, in however many turns of its loop, arrives as
+    sent."""
+    from liverpool.web.broker import Broker
+    got: list[int] = []
+    sender = Broker(redis_server.url, "a", lambda items: None)
+    receiver = Broker(redis_server.url, "b", lambda items: got.extend(i["n"] for i in items))
+    await sender.start()
+    await receiver.start()
+    try:
+        assert sender.up and receiver.up
+        for n in range(3000):
+            assert sender.send("b", {"n": n, "pad": "x" * (n % 7) * 200})
+            if n % 3 == 0:
+                await asyncio.sleep(0)  # a new turn of the loop: a new flush
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 20
+        while len(got) < 3000 and loop.time() < end:
+            await asyncio.sleep(0.05)
+        assert got == list(range(3000))
+    finally:
+        await sender.stop()
+        await receiver.stop()
+
+
+async def test_a_client_relayed_while_the_owners_are_looked_up_is_not_sent_away() -> None:
+    """The watch over relayed clients looks up their tables' owners in the database; a client
+    that arrives during that look-up was not part of it and must not be taken for moved."""
+    from liverpool.web.cluster import Cluster, Proxy
+    from liverpool.web.seats import Conn
+
+    class Store:
+        server_id = "gw"
+        on_lost = None
+
+        def __init__(self) -> None:
+            self.cluster: Cluster | None = None
+
+        async def holders(self, ids: list[str]) -> dict[str, str]:
+            assert self.cluster is not None
+            late = Proxy(Conn(), "t2", "owner")  # a client relayed meanwhile
+            self.cluster.proxies[late.cid] = late
+            await asyncio.sleep(0)
+            return {t: "owner" for t in ids}
+
+    async def nothing(*_: Any) -> Any:
+        return None
+
+    store = Store()
+    cluster = Cluster(store, None, dict, nothing, nothing, nothing)  # type: ignore[arg-type]
+    store.cluster = cluster
+    first = Proxy(Conn(), "t1", "owner")
+    cluster.proxies[first.cid] = first
+    await cluster._watch_proxies()
+    assert not any(p.conn.closed for p in cluster.proxies.values())
+    assert len(cluster.proxies) == 2

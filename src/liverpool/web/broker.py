@@ -105,17 +105,21 @@ class Broker:
             self._tasks.remove(task)
 
     async def _flush(self) -> None:
-        pending, self._pending = self._pending, {}
-        self._flushing = False
-        if not pending:
-            return
+        # one flush at a time, in order: two publishes on two pooled connections could
+        # overtake each other, and a client's messages must reach its owner in the order sent
         try:
-            async with self._redis.pipeline(transaction=False) as pipe:
-                for server_id, items in pending.items():
-                    pipe.publish(channel(server_id), json.dumps(items, separators=(",", ":")))
-                await pipe.execute()
-        except Exception as e:
-            self._failed(e)
+            while self._pending:
+                pending, self._pending = self._pending, {}
+                try:
+                    async with self._redis.pipeline(transaction=False) as pipe:
+                        for server_id, items in pending.items():
+                            pipe.publish(channel(server_id),
+                                         json.dumps(items, separators=(",", ":")))
+                        await pipe.execute()
+                except Exception as e:
+                    self._failed(e)
+        finally:
+            self._flushing = False
 
     def _failed(self, e: BaseException) -> None:
         self.errors += 1

@@ -262,10 +262,10 @@ class Cluster:
         """Forget the remote clients of gateways that died or lost their link to Redis."""
         if not self.remote or self.broker is None or not self.broker.up:
             return
-        gateways = sorted({k[0] for k in self.remote})
-        sessions = await self.broker.sessions(gateways)
-        for key, rc in list(self.remote.items()):
-            if sessions.get(key[0]) != key[1]:
+        watched = list(self.remote.values())  # (those that open meanwhile are not judged)
+        sessions = await self.broker.sessions(sorted({rc.key[0] for rc in watched}))
+        for rc in watched:
+            if sessions.get(rc.key[0]) != rc.key[1]:
                 self.forget(rc)
 
     def _summaries(self, ids: list[str]) -> dict[str, Any]:
@@ -375,12 +375,12 @@ class Cluster:
     async def _watch_proxies(self) -> None:
         """Send relayed clients of a table that changed owner server (or whose server died) to
         reconnect: the reconnect finds the new owner, or makes this server the owner."""
-        if not self.proxies:
+        watched = list(self.proxies.values())  # (those that open meanwhile are not judged)
+        if not watched:
             return
-        ids = sorted({p.table_id for p in self.proxies.values()})
-        holders = await self.store.holders(ids)
-        for p in list(self.proxies.values()):
-            if holders.get(p.table_id) != p.server:
+        holders = await self.store.holders(sorted({p.table_id for p in watched}))
+        for p in watched:
+            if holders.get(p.table_id) != p.server and not p.conn.closed:
                 p.conn.close(MOVED, "the table moved to another server")
 
     async def _watch_forever(self) -> None:

@@ -117,6 +117,10 @@ class Progress:
         self.acked: dict[str, dict[int, Any]] = {}  # table -> version -> action
         self.moves: dict[str, list[float]] = {}  # table -> times of its updates
         self.reconnects = 0
+        self.closes: dict[str, int] = {}  # why connections ended: close codes
+
+    def why(self, code: str) -> None:
+        self.closes[code] = self.closes.get(code, 0) + 1
 
     def seen(self, tid: str, m: dict[str, Any]) -> None:
         if m.get("type") == "update" and m.get("event") is not None:
@@ -170,8 +174,9 @@ async def _seat(urls: list[str], first: int, tid: str, token: str, seat: int, ru
                 runner.cancel()
                 return
             runner.result()
-        except ConnectionClosed:
-            pass
+            progress.why("closed")
+        except ConnectionClosed as e:
+            progress.why(str(e.rcvd.code) if e.rcvd else "dropped")
         finally:
             with contextlib.suppress(Exception):
                 await ws.close()
@@ -184,33 +189,29 @@ async def _seat(urls: list[str], first: int, tid: str, token: str, seat: int, ru
         await asyncio.sleep(0.1 + 0.2 * rng.random())
 
 
-async def _table(urls: list[str], index: int, think: float, stats: Stats, progress: Progress,
-                 stop: asyncio.Event, start_at: float, alive: list[bool],
-                 tables: list[str]) -> None:
-    import httpx
-
+async def _table(urls: list[str], https: list[Any], index: int, think: float, stats: Stats,
+                 progress: Progress, stop: asyncio.Event, start_at: float,
+                 alive: list[bool]) -> None:
     rules = RuleSet.preset("standard")
     rng = random.Random(index)
     n = len(urls)
     await asyncio.sleep(max(0.0, start_at - time.perf_counter()))
     while not stop.is_set():
-        base = urls[index % n]
-        async with httpx.AsyncClient(base_url=base, timeout=60) as http:
-            r = await http.post("/api/tables", json={"nickname": "P1",
-                                                     "seats": [{"kind": "human"}] * 4})
-            t = r.json()
-            tid, tokens = t["table"]["id"], [t["token"]]
-            for k in range(2, 5):
-                tokens.append((await http.post(f"/api/tables/{tid}/join", json={
-                    "nickname": f"P{k}", "secret": t["join_secret"]})).json()["token"])
-        tables.append(tid)
+        http = https[index % n]
+        r = await http.post("/api/tables", json={"nickname": "P1",
+                                                 "seats": [{"kind": "human"}] * 4})
+        t = r.json()
+        tid, tokens = t["table"]["id"], [t["token"]]
+        for k in range(2, 5):  # the others join through another server
+            tokens.append((await https[(index + k) % n].post(f"/api/tables/{tid}/join", json={
+                "nickname": f"P{k}", "secret": t["join_secret"]})).json()["token"])
         seats = [asyncio.create_task(_seat(urls, index + s, tid, tokens[s], s, rules, think,
                                            stats, progress, random.Random(rng.random()),
                                            stop, alive))
                  for s in range(4)]
         await asyncio.sleep(0.2)  # the seats say hello before the game starts
-        async with httpx.AsyncClient(base_url=urls[(index + 1) % n], timeout=60) as http:
-            await http.post(f"/api/tables/{tid}/start", json={"token": tokens[0]})
+        await https[(index + 1) % n].post(f"/api/tables/{tid}/start",
+                                          json={"token": tokens[0]})
         stats.started += 1
         await asyncio.gather(*seats)
         if not stop.is_set():
@@ -231,18 +232,21 @@ def _start_server(port: int, pg: str, redis_url: str, name: str) -> subprocess.P
 async def _drive(urls: list[str], procs: list[subprocess.Popen[bytes]], tables: int,
                  think: float, duration: float, warmup: float, kill_one: bool,
                  pg: str) -> dict[str, Any]:
+    import httpx
+
     stats, progress = Stats(), Progress()
     stop = asyncio.Event()
     alive = [True] * len(urls)
-    made: list[str] = []
     t0 = time.perf_counter()
     spread = max(think, 0.5) * max(1.0, tables / 250)
-    tasks = [asyncio.create_task(_table(urls, i, think, stats, progress, stop,
-                                        t0 + spread * i / max(1, tables), alive, made))
+    https = [httpx.AsyncClient(base_url=u, timeout=120, limits=httpx.Limits(
+        max_connections=25)) for u in urls]
+    tasks = [asyncio.create_task(_table(urls, https, i, think, stats, progress, stop,
+                                        t0 + spread * i / max(1, tables), alive))
              for i in range(tables)]
     setup = await until_measured(stats, tasks, spread, warmup) - t0
     cpu0 = [_cpu_seconds(p.pid) for p in procs]
-    m0 = time.perf_counter()
+    own0, m0 = time.process_time(), time.perf_counter()
     killed_at: float | None = None
     cpu_at_kill: float | None = None
     if kill_one:
@@ -256,12 +260,15 @@ async def _drive(urls: list[str], procs: list[subprocess.Popen[bytes]], tables: 
         await asyncio.sleep(duration)
     stats.measuring = False
     elapsed = time.perf_counter() - m0
+    client_cpu = time.process_time() - own0
     cpu = [(cpu_at_kill if (i == 0 and cpu_at_kill is not None) else _cpu_seconds(p.pid)) - c
            for i, (p, c) in enumerate(zip(procs, cpu0, strict=True))]
     stop.set()
     await asyncio.wait(tasks, timeout=30)
     for t in tasks:
         t.cancel()
+    for http in https:
+        await http.aclose()
     failed = [t for t in tasks if t.done() and not t.cancelled() and t.exception()]
     for t in failed:
         code = "client:" + type(t.exception()).__name__
@@ -289,10 +296,12 @@ async def _drive(urls: list[str], procs: list[subprocess.Popen[bytes]], tables: 
             "latency_max_ms": round(lat[-1] * 1000, 1) if lat else None,
             "errors": stats.errors + len(failed), "error_codes": stats.error_codes,
             "late_intents": stats.late_intents, "reconnects": progress.reconnects,
+            "close_codes": progress.closes,
             "lost_actions": lost, "acked_actions": sum(len(v) for v in progress.acked.values()),
             "failover_s": failover, "killed": kill_one,
             "games_finished": stats.games, "setup_s": round(setup, 1),
-            "server_cpu_pct": [round(100 * c / elapsed, 1) for c in cpu]}
+            "server_cpu_pct": [round(100 * c / elapsed, 1) for c in cpu],
+            "client_cpu_pct": round(100 * client_cpu / elapsed, 1)}
 
 
 async def _lost_actions(pg: str, progress: Progress) -> int:
