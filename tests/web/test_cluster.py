@@ -391,3 +391,11 @@ async def test_a_client_relayed_while_the_owners_are_looked_up_is_not_sent_away(
     await cluster._watch_proxies()
     assert not any(p.conn.closed for p in cluster.proxies.values())
     assert len(cluster.proxies) == 2
+
+
+def test_a_redis_url_needs_postgresql_and_a_redis_scheme(tmp_path: Any) -> None:
+    from liverpool.web.app import create_app
+    with pytest.raises(ValueError, match="--redis needs a PostgreSQL database"):
+        create_app(str(tmp_path / "x.db"), redis_url="redis://127.0.0.1:6379/0")
+    with pytest.raises(ValueError, match="redis://"):
+        create_app("postgresql://nobody@127.0.0.1:1/x", redis_url="localhost:6379")

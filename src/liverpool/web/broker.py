@@ -47,8 +47,11 @@ class Broker:
                  on_items: Callable[[list[dict[str, Any]]], None],
                  on_state: Callable[[bool], None] | None = None,
                  on_error: Callable[[], None] | None = None) -> None:
-        import redis.asyncio as aioredis
-
+        try:
+            import redis.asyncio as aioredis
+        except ImportError:
+            raise ValueError("--redis needs the redis package: pip install "
+                             "'liverpool-rummy[scale]'") from None
         self.url = url
         self.server_id = server_id
         self.session = ""
