@@ -33,7 +33,7 @@ from starlette.websockets import WebSocketDisconnect
 from ..bots import LEVELS
 from ..rules import PRESET_NAMES, PRESETS, RulesError, RuleSet
 from ..rulestext import PRESET_LINES, TOPICS, knob_form
-from .cluster import BROKER_DOWN, Cluster
+from .cluster import BROKER_DOWN, Cluster, HeldElsewhere
 from .guard import Guard, Origins, client_of
 from .leases import LeaseStore, make_store
 from .limits import (
@@ -65,14 +65,6 @@ _FALLBACK_PAGE = """<!doctype html><meta charset="utf-8"><title>Liverpool</title
 <p>The Liverpool server is running, but its browser front end is not installed
 (<code>liverpool/web/static/index.html</code> is missing). The API is at <code>/api/</code>.</p>
 """
-
-
-class HeldElsewhere(Exception):
-    """Another live server owns this table."""
-
-    def __init__(self, server: str) -> None:
-        super().__init__(server)
-        self.server = server
 
 
 class Registry:

@@ -33,7 +33,16 @@ log = logging.getLogger("liverpool.web")
 MOVED = 4012  # close code: the table is served by another server now; reconnect
 BROKER_DOWN = 1013  # close code: try again later (the link between servers is down)
 CALL_TIMEOUT = 10.0
-ORPHANS_PER_SWEEP = 64
+ORPHANS_PER_SWEEP = 256
+TAKE_AT_ONCE = 8
+
+
+class HeldElsewhere(Exception):
+    """Another live server owns this table."""
+
+    def __init__(self, server: str) -> None:
+        super().__init__(server)
+        self.server = server
 
 
 class RemoteConn(Conn):
@@ -151,18 +160,20 @@ class Cluster:
 
     async def take_orphans(self, limit: int | None = ORPHANS_PER_SWEEP) -> int:
         """Claim and load tables in play whose server died; how many were taken."""
-        ids = await self.store.orphans(limit or 1_000_000)
-        taken = 0
-        for table_id in ids:
-            if table_id in self._owners():
-                continue
-            try:
-                if await self._load(table_id) is not None and table_id in self.store.epochs:
-                    taken += 1
-            except ApiError:
-                continue
-            except Exception:
-                log.exception("table %s: taking it over failed", table_id)
+        ids = [t for t in await self.store.orphans(limit or 1_000_000) if t not in self._owners()]
+        gate = asyncio.Semaphore(TAKE_AT_ONCE)  # database reads overlap the replays
+
+        async def take(table_id: str) -> bool:
+            async with gate:
+                try:
+                    return (await self._load(table_id) is not None
+                            and table_id in self.store.epochs)
+                except (ApiError, HeldElsewhere):  # another server was quicker
+                    return False
+                except Exception:
+                    log.exception("table %s: taking it over failed", table_id)
+                    return False
+        taken = sum(await asyncio.gather(*(take(t) for t in ids)))
         if taken:
             self.taken += taken
             log.info("took over %d tables", taken)
