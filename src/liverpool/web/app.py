@@ -87,7 +87,7 @@ class Registry:
         self.cluster: Cluster | None = None
         if isinstance(store, LeaseStore):
             counted = settings.metrics
-            self.cluster = Cluster(store, redis_url, lambda: self.owners, self.get, self.drop,
+            self.cluster = Cluster(store, redis_url, lambda: self.owners, self.adopt, self.drop,
                                    self.serve_op,
                                    None if counted is None else counted.broker_error)
 
@@ -139,28 +139,7 @@ class Registry:
         self._loading[table_id] = fut
         try:
             stored = await self._load_leased(table_id)
-            if stored is None:
-                owner = None
-            else:
-                # replaying a long game's events takes a while: never on the event loop
-                try:
-                    owner = await asyncio.to_thread(TableOwner, stored, self.store,
-                                                    self.settings)
-                except Exception as e:
-                    self.broken.add(table_id)
-                    await self._release(table_id)
-                    log.warning("table %s cannot be rebuilt from its stored events: %s: %s",
-                                table_id, type(e).__name__, str(e)[:300])
-                    raise ApiError(503, "broken", "this table cannot be rebuilt from what is "
-                                                  "stored; the server's log says why") from None
-                self._watch(owner)
-                self.owners[table_id] = owner
-                owner.start()
-                if owner.finished:
-                    if stored.status != "over":
-                        with contextlib.suppress(StoreError):  # the events say it is over
-                            await self.store.set_status(table_id, "over")
-                    self.on_idle(owner)
+            owner = None if stored is None else await self._build(stored)
             fut.set_result(owner)
             return owner
         except Exception as e:
@@ -169,6 +148,66 @@ class Registry:
             raise
         finally:
             del self._loading[table_id]
+
+    async def _build(self, stored: StoredTable) -> TableOwner:
+        """A table's owner rebuilt from what is stored, serving from now on."""
+        table_id = stored.id
+        # replaying a long game's events takes a while: never on the event loop
+        try:
+            owner = await asyncio.to_thread(TableOwner, stored, self.store, self.settings)
+        except Exception as e:
+            self.broken.add(table_id)
+            await self._release(table_id)
+            log.warning("table %s cannot be rebuilt from its stored events: %s: %s",
+                        table_id, type(e).__name__, str(e)[:300])
+            raise ApiError(503, "broken", "this table cannot be rebuilt from what is "
+                                          "stored; the server's log says why") from None
+        self._watch(owner)
+        self.owners[table_id] = owner
+        owner.start()
+        if owner.finished:
+            if stored.status != "over":
+                with contextlib.suppress(StoreError):  # the events say it is over
+                    await self.store.set_status(table_id, "over")
+            self.on_idle(owner)
+        return owner
+
+    async def adopt(self, table_ids: list[str]) -> int:
+        """Claim and rebuild tables whose server died, in one claim and one read for all (a
+        request for one of them meanwhile waits for it); how many this server took."""
+        assert isinstance(self.store, LeaseStore)
+        loop = asyncio.get_running_loop()
+        mine = [t for t in table_ids if t not in self.owners and t not in self._loading
+                and t not in self.broken]
+        futs: dict[str, asyncio.Future[TableOwner | None]] = {}
+        for t in mine:
+            futs[t] = self._loading[t] = loop.create_future()
+        taken = 0
+        try:
+            claimed = await self.store.claim_many(mine)
+            stored = await self.store.load_many(list(claimed)) if claimed else {}
+            others = await self.store.holders([t for t in mine if t not in claimed])
+            for t in mine:
+                fut = futs[t]
+                if t in stored:
+                    try:
+                        fut.set_result(await self._build(stored[t]))
+                        taken += 1
+                    except ApiError as e:
+                        fut.set_exception(e)
+                elif t in others:  # another server was quicker
+                    fut.set_exception(HeldElsewhere(others[t]))
+                else:
+                    fut.set_result(None)
+                fut.exception()  # looked at here: the waiters, if any, get it; nobody else
+        finally:
+            for t, fut in futs.items():
+                if not fut.done():
+                    fut.set_exception(ApiError(503, "busy", "this table is changing servers; "
+                                                            "try again"))
+                    fut.exception()
+                del self._loading[t]
+        return taken
 
     async def _load_leased(self, table_id: str) -> StoredTable | None:
         """A table's stored form. On a shared database, a table in play is claimed first

@@ -34,7 +34,6 @@ MOVED = 4012  # close code: the table is served by another server now; reconnect
 BROKER_DOWN = 1013  # close code: try again later (the link between servers is down)
 CALL_TIMEOUT = 10.0
 ORPHANS_PER_SWEEP = 256
-TAKE_AT_ONCE = 8
 
 
 class HeldElsewhere(Exception):
@@ -90,14 +89,14 @@ class Cluster:
 
     def __init__(self, store: LeaseStore, redis_url: str | None,
                  owners: Callable[[], dict[str, TableOwner]],
-                 load: Callable[[str], Awaitable[Any]],
+                 adopt: Callable[[list[str]], Awaitable[int]],
                  drop: Callable[[str, int, str], Awaitable[None]],
                  serve_call: Callable[[TableOwner, str, dict[str, Any]], Awaitable[Any]],
                  on_broker_error: Callable[[], None] | None = None) -> None:
         self.store = store
         self.server_id = store.server_id
         self._owners = owners
-        self._load = load
+        self._adopt = adopt
         self._drop = drop
         self._serve_call = serve_call
         self.broker: Broker | None = None
@@ -161,19 +160,7 @@ class Cluster:
     async def take_orphans(self, limit: int | None = ORPHANS_PER_SWEEP) -> int:
         """Claim and load tables in play whose server died; how many were taken."""
         ids = [t for t in await self.store.orphans(limit or 1_000_000) if t not in self._owners()]
-        gate = asyncio.Semaphore(TAKE_AT_ONCE)  # database reads overlap the replays
-
-        async def take(table_id: str) -> bool:
-            async with gate:
-                try:
-                    return (await self._load(table_id) is not None
-                            and table_id in self.store.epochs)
-                except (ApiError, HeldElsewhere):  # another server was quicker
-                    return False
-                except Exception:
-                    log.exception("table %s: taking it over failed", table_id)
-                    return False
-        taken = sum(await asyncio.gather(*(take(t) for t in ids)))
+        taken = await self._adopt(ids) if ids else 0
         if taken:
             self.taken += taken
             log.info("took over %d tables", taken)

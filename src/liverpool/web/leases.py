@@ -142,6 +142,26 @@ class LeaseStore(PostgresStore):
         self.epochs[table_id] = int(row[0])
         return int(row[0])
 
+    async def claim_many(self, table_ids: list[str]) -> dict[str, int]:
+        """``claim`` for many tables in one statement: those taken, with their new epochs."""
+        assert self.engine is not None
+        if not table_ids:
+            return {}
+        async with self.engine.begin() as conn:
+            await conn.execute(sa.text(
+                "INSERT INTO lv_leases (table_id, owner, epoch, expires) "
+                "SELECT t, NULL, 0, 0 FROM unnest(CAST(:ids AS varchar[])) AS t "
+                "ON CONFLICT DO NOTHING"), {"ids": table_ids})
+            rows = (await conn.execute(sa.text(
+                f"UPDATE lv_leases SET owner = :me, expires = {NOW} + :ttl, epoch = epoch + 1 "
+                f"WHERE table_id = ANY(:ids) "
+                f"AND (owner IS NULL OR owner = :me OR expires < {NOW}) "
+                f"RETURNING table_id, epoch"),
+                {"ids": table_ids, "me": self.server_id, "ttl": self.ttl})).all()
+        claimed = {r[0]: int(r[1]) for r in rows}
+        self.epochs.update(claimed)
+        return claimed
+
     async def status_of(self, table_id: str) -> str | None:
         """The table's stored status, None if there is no such table."""
         assert self.engine is not None
