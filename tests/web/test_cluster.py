@@ -399,3 +399,33 @@ def test_a_redis_url_needs_postgresql_and_a_redis_scheme(tmp_path: Any) -> None:
         create_app(str(tmp_path / "x.db"), redis_url="redis://127.0.0.1:6379/0")
     with pytest.raises(ValueError, match="redis://"):
         create_app("postgresql://nobody@127.0.0.1:1/x", redis_url="localhost:6379")
+
+
+async def test_a_request_during_a_take_over_waits_for_it_and_gets_the_one_owner(
+        pg_url: str) -> None:
+    """A dead server's table is taken over in bulk while a client asks for it: both get the
+    same owner, built once, under the new lease."""
+    from liverpool.web.app import Registry
+    from liverpool.web.seats import Settings
+    url = pg_url.replace("postgresql://", "postgresql+psycopg://")
+    dead = LeaseStore(url, "dead", ttl=0.3)
+    alive = LeaseStore(url, "alive")
+    await dead.open()
+    await alive.open()
+    try:
+        cfg = {"rules": "standard", "overrides": {}, "seed": 3, "public": False,
+               "seats": [{"kind": "human", "level": None}, {"kind": "bot", "level": "basic"}]}
+        await dead.create_table(StoredTable("t1", time.time(), "open", cfg, [
+            StoredEvent(0, "create", {"seat": 0, "name": "Ann", "token_hash": "x"})]))
+        dead.epochs.clear()  # it dies: no renewal, no release
+        await asyncio.sleep(0.5)
+        registry = Registry(alive, Settings())
+        assert await alive.orphans(10) == ["t1"]
+        took, asked = await asyncio.gather(registry.adopt(["t1"]), registry.get("t1"))
+        assert took == 1 and asked is registry.owners["t1"]
+        assert alive.epochs == {"t1": 2} and await alive.holder("t1") == "alive"
+        assert await registry.adopt(["t1"]) == 0  # (already here)
+        await registry.close()
+    finally:
+        await dead.close()
+        await alive.close()
