@@ -1,14 +1,19 @@
 """What keeps the server lean per action: an update is built once per seat and version (every
-connection at the seat is sent the same text)."""
+connection at the seat is sent the same text), and one connection's messages are counted
+without a thread (``MovingWindows``)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from collections import Counter
 from typing import Any
 
 import pytest
+from limits import parse
 
+from liverpool.web.limits import Limits, MovingWindows, RateLimiter
 from liverpool.web.seats import Conn, dumps
 from liverpool.web.tablestate import TableState
 
@@ -70,3 +75,51 @@ async def test_an_update_is_built_once_per_seat_and_shared_by_its_connections(
             (c1, text1), (c2, text2) = got
             assert c1 != c2
             assert text1 is text2  # the same text object: encoded once, queued twice
+
+
+def _windows(rate: str) -> tuple[MovingWindows, list[float]]:
+    now = [100.0]
+    return MovingWindows(parse(rate), clock=lambda: now[0]), now
+
+
+def test_moving_windows_refuse_the_hit_over_the_limit_until_the_oldest_is_a_window_old(
+        ) -> None:
+    w, now = _windows("3/second")
+    assert w.hit("a")
+    now[0] += 0.2
+    assert w.hit("a")
+    now[0] += 0.2
+    assert [w.hit("a"), w.hit("a")] == [True, False]
+    assert w.hit("b")  # another key has its own window
+    assert w.reset_in("a") == pytest.approx(0.6)
+    now[0] += 0.6  # the first hit is now a whole window old: still counted (as in limits)
+    assert not w.hit("a")
+    now[0] += 0.001
+    assert w.hit("a")
+    assert not w.hit("a")  # the refused hits were not counted; the last three are in the window
+
+
+def test_moving_windows_forget_idle_keys_at_a_sweep() -> None:
+    w, now = _windows("2/second")
+    for k in range(100):
+        assert w.hit(f"conn{k}")
+    now[0] += 5.0
+    assert w.hit("conn0")
+    assert len(w.hits) == 101 - 1  # no sweep yet: at most one per 10 s
+    now[0] += 6.0
+    assert w.hit("conn1")
+    assert set(w.hits) == {"conn1"}  # the others were idle for more than a window
+
+
+def test_a_zero_rate_refuses_every_hit() -> None:
+    w, _ = _windows("0/second")
+    assert not w.hit("a") and not w.hit("a")
+
+
+async def test_the_message_rate_is_counted_without_a_thread() -> None:
+    rates = RateLimiter(Limits(message_rate="3/minute"))
+    threads_before = {t.ident for t in threading.enumerate()}
+    assert [rates.hit("message", "c1") for _ in range(4)] == [True, True, True, False]
+    assert rates.hit("message", "c2")
+    await asyncio.sleep(0.05)
+    assert {t.ident for t in threading.enumerate()} <= threads_before
