@@ -790,15 +790,17 @@ def _is_hello(text: str) -> bool:
     return isinstance(obj, dict) and obj.get("type") == "hello"
 
 
-GC_TIDY_EVERY = 10.0
+GC_TIDY_EVERY = 1.0
 
 
 async def _gc_tidy() -> None:
-    """Every few seconds, collect young garbage, then move every survivor out of the garbage
+    """Every second, collect young garbage, then move every survivor out of the garbage
     collector's reach (``gc.freeze``). Games hold many long-lived objects (actions, melds,
     views); a full collection over all tables would stop every table for a few hundred
     milliseconds, while this collects only what was made since the last tidy. Frozen objects
-    are still freed by reference counting."""
+    are still freed by reference counting. (Every 10 s, what survived in between made each
+    tidy, and the automatic full collections between two tidies, stop the tables for 100 to
+    300 ms at 750 tables; every second they are ten times shorter.)"""
     while True:
         gc.collect()
         gc.freeze()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import glob
 import json
 import os
@@ -249,15 +250,18 @@ async def _drive(urls: list[str], procs: list[subprocess.Popen[bytes]], tables: 
     own0, m0 = time.process_time(), time.perf_counter()
     killed_at: float | None = None
     cpu_at_kill: float | None = None
-    if kill_one:
-        await asyncio.sleep(duration / 2)
-        cpu_at_kill = _cpu_seconds(procs[0].pid)
-        alive[0] = False
-        os.killpg(procs[0].pid, signal.SIGKILL)
-        killed_at = time.perf_counter()
-        await asyncio.sleep(duration / 2)
-    else:
-        await asyncio.sleep(duration)
+    try:
+        if kill_one:
+            await asyncio.sleep(duration / 2)
+            cpu_at_kill = _cpu_seconds(procs[0].pid)
+            alive[0] = False
+            os.killpg(procs[0].pid, signal.SIGKILL)
+            killed_at = time.perf_counter()
+            await asyncio.sleep(duration / 2)
+        else:
+            await asyncio.sleep(duration)
+    finally:
+        gc.enable()
     stats.measuring = False
     elapsed = time.perf_counter() - m0
     client_cpu = time.process_time() - own0

@@ -3,7 +3,8 @@ bot levels, and the rate limiter (``docs/security.md`` lists them all with their
 
 Domain words: *limit* (a bound on what one client or one table may cost; each has a default and
 an environment variable ``LIVERPOOL_LIMIT_<NAME>``), *client* (the connecting address), *rate*
-(``"10/minute"``: at most so many in a moving window, counted by the ``limits`` library),
+(``"10/minute"``: at most so many in a moving window, counted by the ``limits`` library, or for
+what one websocket connection sends by ``MovingWindows``),
 *closed list* (the bot levels a client may name: built-in levels with bounded budgets, and the
 names the host configured).
 """
@@ -15,7 +16,8 @@ import os
 import re
 import time
 import unicodedata
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -133,13 +135,67 @@ def _parse_value(var: str, kind: Any, text: str) -> Any:
 
 
 # ---- rates ------------------------------------------------------------------------------------
+# counted in this process alone: what one websocket connection sends (a connection lives in one
+# process; it is the hot path, one hit per message)
+LOCAL_RATES = ("message",)
+SWEEP_EVERY = 10.0  # seconds, at least, between two sweeps of idle keys
+
+
+class MovingWindows:
+    """Moving-window counters of one rate, kept in this process: for each key, the times of
+    its last ``amount`` hits. A hit is refused while the ``amount``-th last one is less than the
+    window old, the rule of the ``limits`` library's moving window, without its in-memory
+    storage's expiry thread (started every 10 ms while counters are live, it went over every
+    key holding the GIL that the event loop needs, and at thousands of connections it cost the
+    tables their latency). A key idle for a whole window is forgotten at the next sweep, done at
+    most once per window (and ``SWEEP_EVERY``) by a hit."""
+
+    def __init__(self, item: RateLimitItem, clock: Callable[[], float] = time.monotonic
+                 ) -> None:
+        self.amount = item.amount
+        self.seconds = float(item.get_expiry())
+        self.clock = clock
+        self.hits: dict[str, deque[float]] = {}
+        self._sweep_at = clock() + max(self.seconds, SWEEP_EVERY)
+
+    def hit(self, key: str) -> bool:
+        """Count one for ``key``; False when its limit is reached (the hit is not counted)."""
+        if self.amount <= 0:
+            return False
+        now = self.clock()
+        recent = self.hits.get(key)
+        if recent is None:
+            recent = self.hits[key] = deque(maxlen=self.amount)
+        elif len(recent) == self.amount and recent[0] >= now - self.seconds:
+            return False
+        recent.append(now)
+        if now >= self._sweep_at:
+            self._sweep(now)
+        return True
+
+    def reset_in(self, key: str) -> float:
+        """Seconds until ``key`` may be hit again (0: now)."""
+        recent = self.hits.get(key)
+        if not recent or len(recent) < self.amount:
+            return 0.0
+        return max(0.0, recent[0] + self.seconds - self.clock())
+
+    def _sweep(self, now: float) -> None:
+        self._sweep_at = now + max(self.seconds, SWEEP_EVERY)
+        old = now - self.seconds
+        for key in [k for k, recent in self.hits.items() if not recent or recent[-1] < old]:
+            del self.hits[key]
+
+
 class RateLimiter:
-    """Moving-window counters per (what, client), in memory."""
+    """Moving-window counters per (what, client), in memory: the ``limits`` library's, and
+    for what one connection sends (``LOCAL_RATES``), ``MovingWindows``."""
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self._limiter = MovingWindowRateLimiter(MemoryStorage())
         self._items: dict[str, RateLimitItem] = {}
+        self._local: dict[str, MovingWindows] = {}
 
     def _item(self, what: str) -> RateLimitItem:
         item = self._items.get(what)
@@ -149,15 +205,25 @@ class RateLimiter:
 
     def hit(self, what: str, key: str) -> bool:
         """Count one; False when the limit is reached (the hit is then not counted)."""
+        if what in LOCAL_RATES:
+            windows = self._local.get(what)
+            if windows is None:
+                windows = self._local[what] = MovingWindows(self._item(what))
+            return windows.hit(key)
         return bool(self._limiter.hit(self._item(what), what, key))
 
     def check(self, what: str, key: str) -> None:
         """Count one, or refuse with 429 ``rate_limited``."""
         item = self._item(what)
-        if self._limiter.hit(item, what, key):
-            return
-        stats = self._limiter.get_window_stats(item, what, key)
-        wait = max(1, int(stats.reset_time - time.time() + 0.999))
+        if what in LOCAL_RATES:
+            if self.hit(what, key):
+                return
+            wait = max(1, int(self._local[what].reset_in(key) + 0.999))
+        else:
+            if self._limiter.hit(item, what, key):
+                return
+            stats = self._limiter.get_window_stats(item, what, key)
+            wait = max(1, int(stats.reset_time - time.time() + 0.999))
         raise ApiError(429, "rate_limited",
                        f"too many requests ({what}): at most {item} from one address; try "
                        f"again in {wait} s", retry_after=wait)

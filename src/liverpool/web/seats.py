@@ -24,9 +24,13 @@ from .limits import Limits
 if TYPE_CHECKING:
     from .ops import Metrics
 
+# one encoder for every message: ``json.dumps`` with arguments builds a new one per call
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
 
 def dumps(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"))
+    """``obj`` as compact JSON text (what ``json.dumps(obj, separators=(",", ":"))`` gives)."""
+    return _ENCODER.encode(obj)
 
 
 def hash_token(token: str) -> str:

@@ -253,7 +253,7 @@ class TablePlay(TableState):
             self._broadcast(self._requests_msg)
         if g.over:  # before the broadcast: a client told the game is over may ask for the record
             self.status = "over"
-        self._broadcast_text(lambda seat: self._update_text(seat, event))
+        self._broadcast_update(event)
         if hand_ended:
             await self._bot_events("hand_end", "game_end" if g.over else "hand_start")
         if g.over:

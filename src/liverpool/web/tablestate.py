@@ -24,7 +24,7 @@ from typing import Any, Self
 
 from ..actions import Action
 from ..bots import Bot, close_bot, make_bot
-from ..cards import card_str, wild_cards
+from ..cards import card_str, sorted_cards, wild_cards
 from ..engine import Game, Phase, SeatView
 from ..match import Match
 from ..outofturn import Requests, after_silence, kind_now
@@ -294,29 +294,52 @@ class TableState:
             return v
         return g.view_for(seat).to_json()
 
-    def _update_text(self, seat: int | None, event: dict[str, Any]) -> str:
-        """The ``update`` message for ``seat``, as text. The public part of the view is the
-        same for every seat: it is encoded once per version and only the seat's own hand is
-        added per seat (the view is still exactly ``view_for(seat)``)."""
-        g = self.game
-        assert g is not None
+    def _update_shared(self, event: dict[str, Any]) -> tuple[str, str, str, str]:
+        """What an ``update`` message for ``event`` says to every seat, as text: its start, the
+        event, the public part of the view and its end (the clocks), each encoded once per
+        broadcast (the public view once per version)."""
         if self._public_text is None or self._public_text[0] != self.version:
             pub = self._public().to_json()
             del pub["seat"], pub["hand"]
             self._public_text = (self.version, dumps(pub)[1:])
+        return (f'{{"type":"update","version":{self.version},"event":', dumps(event),
+                self._public_text[1],
+                f',"deadline":{dumps(self._deadline())},"pause":{dumps(self._pause_json())}}}')
+
+    def _update_text(self, seat: int | None, event: dict[str, Any],
+                     shared: tuple[str, str, str, str] | None = None) -> str:
+        """The ``update`` message for ``seat``, as text. The public part of the view is the
+        same for every seat: it is encoded once per version and only the seat's own hand is
+        added per seat (the view is still exactly ``view_for(seat)``); ``shared`` is what
+        ``_update_shared`` gave for ``event``, when one broadcast builds several seats'."""
+        g = self.game
+        assert g is not None
+        start, event_text, public, end = shared or self._update_shared(event)
+        if event["action"].get("type") == "cut" and event["seat"] != seat:
+            event_text = dumps(self._event_for(seat, event))
         if seat is None:
             head = '{"seat":null,"hand":[],'
         else:
-            hand = [card_str(c) for c in g.view_for(seat).hand]
+            # the seat's hand as its view lists it (``view_for(seat).hand``), without the view
+            hand = [card_str(c) for c in sorted_cards(g.hands[seat], g.rules.deuces_wild)]
             head = f'{{"seat":{seat},"hand":{dumps(hand)},'
         legal, _ = self._legal_for(seat)
-        return (f'{{"type":"update","version":{self.version},'
-                f'"event":{dumps(self._event_for(seat, event))},'
-                f'"view":{head}{self._public_text[1]},'
-                f'"legal":{dumps([a.to_json() for a in legal])},'
-                f'"intents":{dumps(self.intents_for(seat))},'
-                f'"deadline":{dumps(self._deadline())},'
-                f'"pause":{dumps(self._pause_json())}}}')
+        intents = self.intents_for(seat)
+        return (f'{start}{event_text},"view":{head}{public},'
+                f'"legal":{dumps([a.to_json() for a in legal]) if legal else "[]"},'
+                f'"intents":{dumps(intents) if intents else "[]"}{end}')
+
+    def _broadcast_update(self, event: dict[str, Any]) -> None:
+        """Send the ``update`` for ``event``: built once per seat (its connections share the
+        text), the parts every seat sees built once."""
+        by_seat = self._by_seat()
+        if not by_seat:
+            return
+        shared = self._update_shared(event)
+        for seat, conns in by_seat.items():
+            text = self._update_text(seat, event, shared)
+            for c in conns:
+                c.send_text(text)
 
     def _state(self, seat: int | None) -> dict[str, Any]:
         legal, _ = self._legal_for(seat)
@@ -348,12 +371,6 @@ class TableState:
             for c in conns:
                 if c is not skip:
                     c.send_text(text)
-
-    def _broadcast_text(self, build: Callable[[int | None], str]) -> None:
-        for seat, conns in self._by_seat().items():
-            text = build(seat)
-            for c in conns:
-                c.send_text(text)
 
     def _broadcast_lobby(self, skip: Conn | None = None) -> None:
         text = dumps({"type": "lobby", "version": self.version, "table": self.summary()})
