@@ -16,6 +16,7 @@ Every rule and every change of a table stays with its one owner; this module onl
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import secrets
@@ -377,6 +378,11 @@ class Cluster:
         if not watched:
             return
         holders = await self.store.holders(sorted({p.table_id for p in watched}))
+        orphaned = sorted({p.table_id for p in watched} - set(holders))
+        if orphaned:  # their server died: take them here first, in bulk, so that the
+            # clients sent away find them ready instead of each claiming one on its own
+            with contextlib.suppress(Exception):
+                self.taken += await self._adopt(orphaned)
         for p in watched:
             if holders.get(p.table_id) != p.server and not p.conn.closed:
                 p.conn.close(MOVED, "the table moved to another server")
