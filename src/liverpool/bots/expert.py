@@ -13,9 +13,10 @@ just threw the top discard away (and the seat that just let it go) dealt again w
 that, judged as the basic bot judges, it would have done what it was seen to do.
 
 Only decisions that matter are searched: taking the discard or drawing when the top card would
-help, buying a card that would help, and the discard when several cards are close in keep
-value. Every candidate is played out in the same worlds with the same random numbers (common
-random numbers), so the comparison measures the decision, not the luck of the deal, and each
+help, buying a card that would help, and the discard of a seat not down (among its cards of
+lowest keep value, however far apart: the lowest is often a card another seat collects).
+Every candidate is played out in the same worlds with the same random numbers (common random
+numbers), so the comparison measures the decision, not the luck of the deal, and each
 playout is scored by the end-of-hand points: the expert's points minus the other seats' mean.
 The basic choice is the default; the search overrules it only when the paired differences say
 clearly that an alternative scores better.
@@ -45,8 +46,7 @@ STEP = 8  # worlds added at a time while the answer is open
 CLEAR = 2.5  # standard errors of the paired differences that settle a search early
 PLAYOUT_ROUNDS = 10  # a playout stops after this many rounds of turns if the hand goes on
 CONFIDENCE = 1.0  # standard errors by which an alternative must beat the basic choice
-DISCARD_CANDIDATES = 3
-DISCARD_MARGIN = 14.0  # keep-value gap beyond which the lowest card is plainly the discard
+DISCARD_CANDIDATES = 6  # the discards of lowest keep value weighed by a search
 TAKE_THRESHOLD = 0.8  # usefulness below which the top discard is not worth a search
 BUY_THRESHOLD = 1.6
 MAX_HAND_FOR_BUY = 18
@@ -114,10 +114,8 @@ class ExpertBot:
             ranked = sorted(groups["discard"],
                             key=lambda a: (keep[a.card] if a.card is not None else 0.0,
                                            -(a.card or 0)))
-            low = keep[ranked[0].card] if ranked[0].card is not None else 0.0
             close = [a for a in ranked[:DISCARD_CANDIDATES]
-                     if a.card is not None and keep[a.card] - low <= DISCARD_MARGIN
-                     and not fits_table(a.card, view.melds, rules)]
+                     if a.card is not None and not fits_table(a.card, view.melds, rules)]
             if contract.sets and not contract.runs:
                 dead = deadest_discard(view, groups["discard"], keep)
                 if dead is not None:

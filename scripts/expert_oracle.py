@@ -1,0 +1,186 @@
+"""The expert's decisions judged by an oracle that sees every hand: a fast, low-noise screen
+for changes to the expert, beside (never instead of) whole seeded games.
+
+    python scripts/expert_oracle.py gen POINTS.pkl --preset arena --players 2 --games 16
+        [--seed 9100] [--playouts 32] [--every 4]
+    python scripts/expert_oracle.py eval POINTS.pkl TAG [--patch expert.NAME=VALUE,...]
+    python scripts/expert_oracle.py pair POINTS.pkl.A.json POINTS.pkl.B.json
+
+``gen`` plays seeded games among basic bots and, at every ``every``-th decision of seat 0 that
+is a plain discard or a take/draw/buy/pass choice, values each option (the basic choice, the
+six discards of lowest keep value, or every draw option) by ``playouts`` playouts of the rest of
+the hand from the TRUE state (the stock shuffled again for each playout, the same shuffle and
+random numbers for every option): the points seat 0 saves against the basic choice, as far as
+the basic policy plays on. ``eval`` asks the installed expert (after it has seen the seat's
+earlier views of the game) for its choice at each point and prints the mean oracle gain of its
+choices over the basic choices, with a standard error; it writes the gain per point to
+``POINTS.pkl.TAG.json``. ``pair`` compares two such files point by point (the same points, so
+the difference is much less noisy than either figure). ``--patch`` sets module constants of
+``liverpool.bots`` (the compiled core reads them at run time too) to try a setting without a
+rebuild. The oracle knows the hidden cards, so its best choice bounds what any search could
+find; it plays the rest of the hand as the basic bot, so it values one decision, not a plan.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import pickle
+import random
+import sys
+import time
+from typing import Any
+
+from liverpool.actions import Action
+from liverpool.bots import BasicBot, make_bot
+from liverpool.bots.heuristics import keep_values
+from liverpool.bots.policy import play_out
+from liverpool.engine import Game, SeatView
+from liverpool.rules import RuleSet
+
+DRAW_TYPES = {"take_discard", "draw", "no_draw", "buy", "pass"}
+
+
+def options(view: SeatView, legal: list[Action], first: Action) -> list[Action] | None:
+    """The options the oracle values at a decision point, the basic choice first (None: not a
+    point it judges)."""
+    types = {a.type for a in legal}
+    if types == {"discard"}:
+        keep = keep_values(view.hand, view.contract[view.seat], view.ruleset,
+                           view.down[view.seat], view.melds)
+        disc = sorted((a for a in legal if a.type == "discard"),
+                      key=lambda a: (keep[a.card or 0], -(a.card or 0)))
+        return list(dict.fromkeys([first, *disc[:6]]))
+    if types <= DRAW_TYPES:
+        return list(dict.fromkeys([first, *legal]))[:6]
+    return None
+
+
+def gen(out: str, preset: str, players: int, games: int, seed: int, playouts: int,
+        every: int) -> None:
+    points: list[dict[str, Any]] = []
+    basic = BasicBot()
+    for gi in range(games):
+        game = Game(RuleSet.preset(preset), players, seed=seed + gi)
+        rng = random.Random(seed + gi)
+        views: list[SeatView] = []
+        k = 0
+        while not game.over:
+            seats = game.to_act()
+            seat = seats[0] if len(seats) == 1 else rng.choice(seats)
+            legal = game.legal_actions(seat)
+            view = game.view_for(seat)
+            if seat == 0:
+                views.append(view)
+            first = basic.decide(view, legal)[0]
+            if seat == 0 and len(legal) > 1:
+                opts = options(view, legal, first)
+                if opts and len(opts) > 1 and k % every == 0:
+                    seeds = [rng.getrandbits(32) for _ in range(playouts)]
+                    vals: dict[Action, list[float]] = {}
+                    for a in opts:
+                        vals[a] = []
+                        for s in seeds:
+                            g = game.clone()
+                            random.Random(s).shuffle(g.stock)
+                            g.apply(a)
+                            vals[a].append(play_out(g, seat, random.Random(s), 1000))
+                    points.append({"seat": seat, "views": list(views), "legal": legal,
+                                   "first": first, "vals": vals, "game": gi})
+                k += 1  # every decision of seat 0 with a choice counts toward ``every``
+            game.apply(basic.choose(view, legal, rng))
+        print(f"game {gi}: {len(points)} points", file=sys.stderr, flush=True)
+    with open(out, "wb") as f:
+        pickle.dump(points, f)
+
+
+def patch(items: str) -> None:
+    for item in filter(None, items.split(",")):
+        name, value = item.split("=")
+        mod, attr = name.rsplit(".", 1)
+        m = importlib.import_module("liverpool.bots." + mod)
+        setattr(m, attr, type(getattr(m, attr))(value))
+
+
+def mean(xs: list[float]) -> float:
+    return sum(xs) / len(xs)
+
+
+def se(xs: list[float]) -> float:
+    m = mean(xs)
+    return float((sum((x - m) ** 2 for x in xs) / (len(xs) - 1) / len(xs)) ** 0.5)
+
+
+def evaluate(path: str, tag: str, spec: str) -> None:
+    with open(path, "rb") as f:
+        points = pickle.load(f)
+    per: list[float | None] = []
+    searched = changed = 0
+    start = time.process_time()
+    for n, p in enumerate(points):
+        bot = make_bot(spec)
+        note = getattr(bot, "note", None)
+        for v in p["views"][:-1]:  # what the seat saw before (for a bot that remembers)
+            if note is not None:
+                note(v)
+        before = getattr(bot, "worlds_sampled", 0)
+        a = bot.choose(p["views"][-1], p["legal"], random.Random(1000 + n))
+        searched += getattr(bot, "worlds_sampled", 0) > before
+        vals = p["vals"]
+        if a not in vals:
+            per.append(None)
+            continue
+        per.append(mean(vals[p["first"]]) - mean(vals[a]))
+        changed += a != p["first"]
+    with open(f"{path}.{tag}.json", "w", encoding="utf-8") as f:
+        json.dump(per, f)
+    gains = [g for g in per if g is not None]
+    print(f"{path} {tag}: points={len(points)} searched={searched} changed={changed} "
+          f"unjudged={len(per) - len(gains)} gain over basic={mean(gains):+.3f} "
+          f"+- {se(gains):.3f} (1 se) points a decision; cpu={time.process_time() - start:.0f}s")
+
+
+def pair(a_path: str, b_path: str) -> None:
+    with open(a_path, encoding="utf-8") as f:
+        a = json.load(f)
+    with open(b_path, encoding="utf-8") as f:
+        b = json.load(f)
+    d = [y - x for x, y in zip(a, b, strict=True) if x is not None and y is not None]
+    print(f"B - A gain: {mean(d):+.3f} +- {se(d):.3f} (1 se) points a decision, n={len(d)}, "
+          f"different choices at {sum(x != 0 for x in d)}")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("gen")
+    g.add_argument("out")
+    g.add_argument("--preset", default="arena")
+    g.add_argument("--players", type=int, default=2)
+    g.add_argument("--games", type=int, default=16)
+    g.add_argument("--seed", type=int, default=9100)
+    g.add_argument("--playouts", type=int, default=32)
+    g.add_argument("--every", type=int, default=4)
+    e = sub.add_parser("eval")
+    e.add_argument("points")
+    e.add_argument("tag")
+    e.add_argument("--bot", default="expert")
+    e.add_argument("--patch", default="")
+    c = sub.add_parser("pair")
+    c.add_argument("a")
+    c.add_argument("b")
+    args = p.parse_args()
+    if args.cmd == "gen":
+        gen(args.out, args.preset, args.players, args.games, args.seed, args.playouts,
+            args.every)
+    elif args.cmd == "eval":
+        patch(args.patch)
+        evaluate(args.points, args.tag, args.bot)
+    else:
+        pair(args.a, args.b)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
