@@ -84,9 +84,6 @@ class Broker:
         with contextlib.suppress(Exception):
             await self._redis.aclose()
 
-    async def ping(self) -> None:
-        await self._redis.ping()
-
     # ------------------------------------------------------------------ sending
     def send(self, server_id: str, item: dict[str, Any]) -> bool:
         """Queue an item for a server; False (and nothing queued) while Redis is away."""

@@ -109,8 +109,6 @@ class Cluster:
         self._calls: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._busy: set[asyncio.Task[Any]] = set()
-        self.moved = 0  # tables this server lost to another (leases lost or fenced)
-        self.taken = 0  # orphans this server took over
 
     # ------------------------------------------------------------------ life
     async def start(self) -> None:
@@ -153,7 +151,6 @@ class Cluster:
         """Another server holds this table now: this one lets it go and sends its clients
         there (they reconnect)."""
         if table_id in self._owners():
-            self.moved += 1
             log.warning("table %s: its lease is lost; its clients reconnect to its new server",
                         table_id)
             self._spawn(self._drop(table_id, MOVED, "the table moved to another server"))
@@ -163,7 +160,6 @@ class Cluster:
         ids = [t for t in await self.store.orphans(limit or 1_000_000) if t not in self._owners()]
         taken = await self._adopt(ids) if ids else 0
         if taken:
-            self.taken += taken
             log.info("took over %d tables", taken)
         return taken
 
@@ -382,7 +378,7 @@ class Cluster:
         if orphaned:  # their server died: take them here first, in bulk, so that the
             # clients sent away find them ready instead of each claiming one on its own
             with contextlib.suppress(Exception):
-                self.taken += await self._adopt(orphaned)
+                await self._adopt(orphaned)
         for p in watched:
             if holders.get(p.table_id) != p.server and not p.conn.closed:
                 p.conn.close(MOVED, "the table moved to another server")

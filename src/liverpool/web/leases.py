@@ -96,7 +96,6 @@ class LeaseStore(PostgresStore):
         # told when a table's lease is lost (a renewal missed it, or a write was fenced)
         self.on_lost: Callable[[str], None] | None = None
         self._renewed_at = time.monotonic()
-        self.renew_errors = 0
         self._creating: set[str] = set()  # tables whose first write is not committed yet
 
     async def open(self) -> None:
@@ -224,7 +223,6 @@ class LeaseStore(PostgresStore):
                     f"ON CONFLICT (id) DO UPDATE SET seen = {NOW}"),
                     {"me": self.server_id, "a": self.address})
         except Exception as e:
-            self.renew_errors += 1
             if time.monotonic() - self._renewed_at < self.ttl:
                 log.warning("lease renewal failed: %s", str(e).splitlines()[0][:200])
                 return []
@@ -267,16 +265,6 @@ class LeaseStore(PostgresStore):
                 f"ORDER BY t.created DESC OFFSET :o LIMIT :n"), {"o": offset, "n": limit})
                     ).all()
         return [(r[0], r[1]) for r in rows], int(total)
-
-    async def servers(self) -> list[dict[str, Any]]:
-        """The live servers (seen within a lease's life), with the tables each holds."""
-        assert self.engine is not None
-        async with self.engine.connect() as conn:
-            rows = (await conn.execute(sa.text(
-                f"SELECT s.id, s.address, (SELECT count(*) FROM lv_leases l WHERE "
-                f"l.owner = s.id AND l.expires >= {NOW}) FROM lv_servers s "
-                f"WHERE s.seen >= {NOW} - :ttl ORDER BY s.started"), {"ttl": self.ttl})).all()
-        return [{"id": r[0], "address": r[1], "tables": int(r[2])} for r in rows]
 
     def _lost(self, table_id: str) -> None:
         self.epochs.pop(table_id, None)

@@ -143,12 +143,6 @@ class SqlStore(Store):
     async def _create_schema(self, conn: AsyncConnection) -> None:
         await conn.run_sync(metadata.create_all)
 
-    async def ping(self) -> None:
-        """Raise if the database does not answer a trivial query."""
-        assert self.engine is not None
-        async with self.engine.connect() as conn:
-            await conn.execute(sa.text("SELECT 1"))
-
     async def close(self) -> None:
         if self._writer is not None:
             # let the pending writes finish: an owner may be waiting for them
