@@ -429,3 +429,24 @@ async def test_a_request_during_a_take_over_waits_for_it_and_gets_the_one_owner(
     finally:
         await dead.close()
         await alive.close()
+
+
+async def test_a_relaying_server_refuses_what_the_owner_would(pg_url: str,
+                                                              redis_server: RedisServer) -> None:
+    """A stranger reaching the server that does not own the table meets the same limits: a
+    foreign Origin is refused before anything is relayed, and an oversized message never
+    leaves the relaying server."""
+    async with servers(pg_url, redis_server.url, 2) as (a, b):
+        tid, token, _ = await _table(a, humans=1, bots=2)
+        with pytest.raises(Exception):  # noqa: B017 (the handshake is refused: 403)
+            await connect(f"{b.ws}/ws/{tid}", origin="https://evil.example")  # type: ignore[arg-type]
+        c = await _client(b, tid, token)
+        assert (await c.recv())["type"] == "welcome"
+        with contextlib.suppress(ConnectionClosed):
+            await c.send("x" * 70_000)
+        with pytest.raises(ConnectionClosed) as closed:
+            await c.until(lambda m: False, timeout=10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+        again = await _client(b, tid, token)  # the table itself is unharmed
+        assert (await again.recv())["type"] == "welcome"
+        await again.close()
