@@ -3,7 +3,13 @@ below, each through the simulator's own code (seats rotated, the same seeds on e
 then one table with every win rate and its 95% Wilson interval.
 
     python scripts/expert_strength.py [--games 600] [--workers 2] [--only standard-4,arena-2]
-        [--old-expert 'PATH/TO/OLD/liverpool bot expert'] [--json FILE]
+        [--old-expert 'PATH/TO/OLD/liverpool bot expert'] [--json FILE] [--log FILE]
+
+``--log FILE`` appends one JSON line per finished game (line, seed, deal index, seats, totals,
+winners) and, run again with the same file, plays only the deals it does not hold yet: a run
+cut short loses at most the games in flight, and a line can be split into runs (``--first``)
+on several machines whose logs are concatenated. The table counts every game of the line's
+first ``--games`` deals found in the log.
 
 ``--old-expert`` names a command that speaks the bot protocol (``liverpool bot expert`` from an
 install of an earlier version) for the line "arena-2-old"; without it that line is skipped.
@@ -14,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -23,7 +30,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from liverpool import compiled
-from liverpool.simulate import run_local, specs_for, summarize, wilson
+from liverpool.simulate import GameResult, run_local, specs_for, summarize, wilson
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", default="", help="comma-separated line names")
     p.add_argument("--old-expert", default="", help="command of an earlier version's expert")
     p.add_argument("--json", default="", help="also write the results to this file")
+    p.add_argument("--log", default="", help="append each game to this JSON-lines file; "
+                   "deals already in it are not played again")
+    p.add_argument("--first", type=int, default=0,
+                   help="play only deals from this index on (the rest may come from the log)")
     args = p.parse_args(argv)
     wanted = {x for x in args.only.split(",") if x}
     lines = [ln for ln in LINES if (not wanted or ln.name in wanted)
@@ -73,11 +84,22 @@ def main(argv: list[str] | None = None) -> int:
                   TimeElapsedColumn(), console=err) as bar:
         for ln in lines:
             bots = tuple(f"cmd:{args.old_expert}" if b == "OLD" else b for b in ln.bots)
-            task = bar.add_task(ln.name, total=args.games)
+            done = logged(args.log, ln) if args.log else {}
+            specs = [s for s in specs_for(args.games, ln.preset, {}, bots, ln.seed)
+                     if s.index not in done and s.index >= args.first]
+            task = bar.add_task(ln.name, total=len(specs))
             start = time.perf_counter()
-            results = run_local(specs_for(args.games, ln.preset, {}, bots, ln.seed),
-                                args.workers, False, lambda k, t=task: bar.advance(t, k))
-            stats = {s.bot: s for s in summarize(results)}["expert"]
+            step = max(1, 4 * args.workers)  # a log line soon after each game, workers busy
+            for at in range(0, len(specs), step):
+                part = run_local(specs[at:at + step], args.workers, False,
+                                 lambda k, t=task: bar.advance(t, k))
+                if args.log:
+                    append_log(args.log, ln, part)
+                done.update((r.index, r) for r in part)
+            results = [done[i] for i in sorted(done) if i < args.games]
+            if not results:
+                continue
+            stats = {s.bot: s for s in summarize(results)}[bots[0]]  # the seat measured
             low, high = wilson(stats.wins, stats.games)
             rate = stats.wins / stats.games
             passed = (low > ln.passes_at) if ln.on_lower_bound else rate >= ln.passes_at
@@ -100,6 +122,31 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"core": compiled.core, "lines": rows}, f, indent=1)
     return 0
+
+
+def logged(path: str, ln: Line) -> dict[int, GameResult]:
+    """The games of line ``ln`` (same name and seed) already in the log, by deal index."""
+    out: dict[int, GameResult] = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for row in map(json.loads, f):
+                if row["line"] == ln.name and row["seed"] == ln.seed:
+                    out[row["index"]] = GameResult(
+                        row["index"], tuple(row["bots"]), row["totals"], row["winners"],
+                        [], [], [], 0, incidents=[{}] * row["incidents"])
+    except FileNotFoundError:
+        pass
+    return out
+
+
+def append_log(path: str, ln: Line, results: list[GameResult]) -> None:
+    with open(path, "a", encoding="utf-8") as f:
+        for r in results:
+            f.write(json.dumps({"line": ln.name, "seed": ln.seed, "index": r.index,
+                                "bots": list(r.bots), "totals": r.totals,
+                                "winners": r.winners, "incidents": len(r.incidents)}) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
 
 
 if __name__ == "__main__":
