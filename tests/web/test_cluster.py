@@ -19,7 +19,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from liverpool.web.leases import FencedError, LeaseStore
+from liverpool.web.leases import FencedError, LeaseStore, ServerIdInUse
 from liverpool.web.store import StoredEvent, StoredTable
 
 from .conftest import Client, RedisServer, free_port, play_turns
@@ -391,6 +391,104 @@ async def test_a_client_relayed_while_the_owners_are_looked_up_is_not_sent_away(
     await cluster._watch_proxies()
     assert not any(p.conn.closed for p in cluster.proxies.values())
     assert len(cluster.proxies) == 2
+
+
+def _one_table(table_id: str) -> StoredTable:
+    cfg = {"rules": "standard", "overrides": {}, "seats": [{"kind": "human"}], "seed": 1}
+    return StoredTable(table_id, time.time(), "open", cfg, [
+        StoredEvent(0, "create", {"seat": 0, "name": "Ann", "token_hash": "x"})])
+
+
+async def test_a_second_process_under_a_running_server_s_id_is_refused(pg_url: str) -> None:
+    """Two processes under one id would both believe they own its tables: the second is
+    refused while the first renews, and going away it lets go of nothing of the first's."""
+    url = pg_url.replace("postgresql://", "postgresql+psycopg://")
+    first = LeaseStore(url, "web-1")
+    await first.open()
+    await first.create_table(_one_table("t1"))
+
+    async def renewing() -> None:
+        while True:
+            assert await first.renew() == []
+            await asyncio.sleep(0.2)
+    keeper = asyncio.create_task(renewing())
+    second = LeaseStore(url, "web-1")
+    try:
+        with pytest.raises(ServerIdInUse, match="give each server its own --server-id"):
+            await asyncio.wait_for(second.open(), 20)
+        await second.close()
+        assert not keeper.done()
+        assert await first.holder("t1") == "web-1" and first.epochs == {"t1": 1}
+        await first.append("t1", StoredEvent(1, "join", {"seat": 1, "name": "Bob",
+                                                          "token_hash": "y"}))
+        assert not first.usurped
+    finally:
+        keeper.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await keeper
+        await first.close()
+    # a clean stop let the id go: the next process under it starts at once
+    third = LeaseStore(url, "web-1")
+    began = time.monotonic()
+    await third.open()
+    assert time.monotonic() - began < 3
+    await third.close()
+
+
+async def test_a_dead_server_s_id_is_taken_after_its_lease_and_the_old_process_yields(
+        pg_url: str) -> None:
+    url = pg_url.replace("postgresql://", "postgresql+psycopg://")
+    old = LeaseStore(url, "web-1", ttl=0.5)
+    await old.open()
+    await old.create_table(_one_table("t1"))
+    lost: list[str] = []
+    old.on_lost = lost.append
+    # the old process stops renewing (stalled, or dead as far as the others can tell)
+    new = LeaseStore(url, "web-1", ttl=0.5)
+    try:
+        await asyncio.wait_for(new.open(), 10)
+        assert await new.orphans(10) == ["t1"]  # its own id's table, taken back at once
+        assert await new.claim("t1") == 2
+        # the old process wakes up: its id is another's now, it holds and claims nothing
+        assert await old.renew() == ["t1"]
+        assert old.usurped and old.epochs == {}
+        assert await old.claim("t1") is None and await old.orphans(10) == []
+        with pytest.raises(FencedError):
+            await old.append("t1", StoredEvent(1, "join", {"seat": 1, "name": "Eve",
+                                                            "token_hash": "z"}))
+        with pytest.raises(ServerIdInUse):
+            await old.create_table(_one_table("t2"))
+        await old.close()  # lets go of nothing: the leases are the new process's
+        assert await new.holder("t1") == "web-1" and await new.renew() == []
+        await new.append("t1", StoredEvent(1, "join", {"seat": 1, "name": "Bob",
+                                                        "token_hash": "y"}))
+        stored = await new.load("t1")
+        assert stored is not None and [e.version for e in stored.events] == [0, 1]
+    finally:
+        await new.close()
+
+
+async def test_serve_under_a_running_server_s_id_stops_with_one_line(
+        pg_url: str, redis_server: RedisServer) -> None:
+    async with servers(pg_url, redis_server.url, 1) as (running,):
+        tid, token, _ = await _table(running, humans=1, bots=2)
+        twin = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "liverpool.cli", "serve", "--port", str(free_port()),
+            "--db", pg_url, "--redis", redis_server.url, "--server-id", "s0",
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            _, err = await asyncio.wait_for(twin.communicate(), 60)
+        finally:
+            if twin.returncode is None:  # it served: stop it, the test fails below
+                twin.kill()
+                await twin.wait()
+        assert twin.returncode == 1
+        lines = err.decode().strip().splitlines()
+        assert len(lines) == 1 and "server id 's0' is in use by a running server" in lines[0]
+        # the running server kept its table
+        async with httpx.AsyncClient(base_url=running.base, timeout=20) as http:
+            r = await http.post(f"/api/tables/{tid}/start", json={"token": token})
+            assert r.status_code == 200 and r.json()["status"] == "playing", r.text
 
 
 def test_a_redis_url_needs_postgresql_and_a_redis_scheme(tmp_path: Any) -> None:

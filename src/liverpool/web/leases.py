@@ -1,7 +1,8 @@
 """Table leases in PostgreSQL: which server owns which table, and writes fenced by it.
 
-Domain words: *server* (one ``liverpool serve`` process, with a random id, its row in
-``lv_servers`` seen again at every renewal), *lease* (a table's row in ``lv_leases``: its
+Domain words: *server* (one ``liverpool serve`` process, with an id, its row in
+``lv_servers`` seen again at every renewal; the row's *session* tells the process holding the id
+from another one started under the same id by mistake), *lease* (a table's row in ``lv_leases``: its
 owner, its *epoch* and when it expires, by the database's clock), *claim* (taking a table whose
 lease is free or expired: the epoch goes up by one), *renewal* (one statement a second that
 extends every lease a server holds, and tells it which it has lost), *fence* (every event
@@ -56,6 +57,7 @@ SCHEMA = [
         started double precision NOT NULL,
         seen double precision NOT NULL,
         address text NOT NULL DEFAULT '')""",
+    "ALTER TABLE lv_servers ADD COLUMN IF NOT EXISTS session varchar(32) NOT NULL DEFAULT ''",
     "ALTER TABLE lv_events ADD COLUMN IF NOT EXISTS epoch bigint",
     # the fence itself: an event for a leased table must carry the lease's epoch. The lease row
     # is share-locked until the write commits, so a claim waits for it, and a write after a
@@ -75,6 +77,11 @@ SCHEMA = [
         FOR EACH ROW EXECUTE FUNCTION lv_fence()""",
 ]
 SCHEMA_LOCK = 0x6C76  # an advisory lock: servers starting together set the schema one by one
+
+
+class ServerIdInUse(StoreError):
+    """Another running process holds this server id (two processes under one id would both
+    believe they own its tables)."""
 
 
 class FencedError(StoreError):
@@ -97,16 +104,41 @@ class LeaseStore(PostgresStore):
         self.on_lost: Callable[[str], None] | None = None
         self._renewed_at = time.monotonic()
         self._creating: set[str] = set()  # tables whose first write is not committed yet
+        self.session = secrets.token_hex(8)  # this process's hold on ``server_id``
+        # set when another process took this server id: this one then holds and claims nothing
+        self.usurped = False
 
     async def open(self) -> None:
         await super().open()
+        await self._take_server_id()
+
+    async def _take_server_id(self) -> None:
+        """Hold ``server_id`` in ``lv_servers`` for this process. A row still renewed by
+        another process means a second server was given a running one's id: refused. A row
+        left by a process that died (it stopped renewing) is taken once its leases could have
+        expired, so a quick restart under the same id waits at most the lease's life."""
         assert self.engine is not None
-        async with self.engine.begin() as conn:
-            await conn.execute(sa.text(
-                f"INSERT INTO lv_servers (id, started, seen, address) "
-                f"VALUES (:id, {NOW}, {NOW}, :address) ON CONFLICT (id) DO UPDATE "
-                f"SET started = {NOW}, seen = {NOW}, address = :address"),
-                {"id": self.server_id, "address": self.address})
+        first_seen: float | None = None
+        while True:
+            async with self.engine.begin() as conn:
+                row = (await conn.execute(sa.text(
+                    f"SELECT seen, {NOW} FROM lv_servers WHERE id = :id FOR UPDATE"),
+                    {"id": self.server_id})).first()
+                if row is not None and first_seen is not None and float(row[0]) != first_seen:
+                    raise ServerIdInUse(
+                        f"server id {self.server_id!r} is in use by a running server (it "
+                        f"renewed its leases {max(0.0, float(row[1]) - float(row[0])):.1f} s "
+                        f"ago): give each server its own --server-id")
+                if row is None or float(row[0]) + self.ttl < float(row[1]):
+                    await conn.execute(sa.text(
+                        f"INSERT INTO lv_servers (id, started, seen, address, session) "
+                        f"VALUES (:id, {NOW}, {NOW}, :address, :s) ON CONFLICT (id) DO UPDATE "
+                        f"SET started = {NOW}, seen = {NOW}, address = :address, session = :s"),
+                        {"id": self.server_id, "address": self.address, "s": self.session})
+                    return
+                if first_seen is None:
+                    first_seen = float(row[0])
+            await asyncio.sleep(0.25)
 
     async def _create_schema(self, conn: AsyncConnection) -> None:
         await conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": SCHEMA_LOCK})
@@ -125,6 +157,8 @@ class LeaseStore(PostgresStore):
         """Take the table's lease if it is free or expired; its new epoch, or None when a
         live server holds it."""
         assert self.engine is not None
+        if self.usurped:
+            return None
         async with self.engine.begin() as conn:
             await conn.execute(sa.text(
                 "INSERT INTO lv_leases (table_id, owner, epoch, expires) "
@@ -144,7 +178,7 @@ class LeaseStore(PostgresStore):
     async def claim_many(self, table_ids: list[str]) -> dict[str, int]:
         """``claim`` for many tables in one statement: those taken, with their new epochs."""
         assert self.engine is not None
-        if not table_ids:
+        if not table_ids or self.usurped:
             return {}
         async with self.engine.begin() as conn:
             await conn.execute(sa.text(
@@ -198,11 +232,14 @@ class LeaseStore(PostgresStore):
         self.epochs.clear()
         assert self.engine is not None
         async with self.engine.begin() as conn:
+            mine = (await conn.execute(sa.text(
+                "DELETE FROM lv_servers WHERE id = :me AND session = :s RETURNING id"),
+                {"me": self.server_id, "s": self.session})).first()
+            if mine is None:  # the id is another process's now (or was never this one's)
+                return
             await conn.execute(sa.text(
                 "UPDATE lv_leases SET owner = NULL, expires = 0 WHERE owner = :me"),
                 {"me": self.server_id})
-            await conn.execute(sa.text("DELETE FROM lv_servers WHERE id = :me"),
-                               {"me": self.server_id})
         log.info("released %d table leases", len(held))
 
     async def renew(self) -> list[str]:
@@ -211,17 +248,31 @@ class LeaseStore(PostgresStore):
         # only leases held before the renewal can be missing from it (a claim or a creation
         # that commits meanwhile is not lost)
         before = {t: e for t, e in self.epochs.items() if t not in self._creating}
+        if self.usurped:
+            return []
         try:
             async with self.engine.begin() as conn:
-                rows = (await conn.execute(sa.text(
-                    f"UPDATE lv_leases SET expires = {NOW} + :ttl WHERE owner = :me "
-                    f"RETURNING table_id, epoch"), {"me": self.server_id, "ttl": self.ttl})
-                        ).all()
-                await conn.execute(sa.text(
-                    f"INSERT INTO lv_servers (id, started, seen, address) "
-                    f"VALUES (:me, {NOW}, {NOW}, :a) "
-                    f"ON CONFLICT (id) DO UPDATE SET seen = {NOW}"),
-                    {"me": self.server_id, "a": self.address})
+                # the id first: if another process holds it, its leases are not this one's
+                mine = (await conn.execute(sa.text(
+                    f"INSERT INTO lv_servers (id, started, seen, address, session) "
+                    f"VALUES (:me, {NOW}, {NOW}, :a, :s) "
+                    f"ON CONFLICT (id) DO UPDATE SET seen = {NOW} "
+                    f"WHERE lv_servers.session = :s RETURNING id"),
+                    {"me": self.server_id, "a": self.address, "s": self.session})).first()
+                if mine is None:
+                    self.usurped = True
+                else:
+                    rows = (await conn.execute(sa.text(
+                        f"UPDATE lv_leases SET expires = {NOW} + :ttl WHERE owner = :me "
+                        f"RETURNING table_id, epoch"), {"me": self.server_id, "ttl": self.ttl})
+                            ).all()
+            if self.usurped:
+                log.error("another process took this server's id %r: this one lets every "
+                          "table go and claims none (give each server its own --server-id)",
+                          self.server_id)
+                lost = list(self.epochs)
+                self.epochs.clear()
+                return lost
         except Exception as e:
             if time.monotonic() - self._renewed_at < self.ttl:
                 log.warning("lease renewal failed: %s", str(e).splitlines()[0][:200])
@@ -240,6 +291,8 @@ class LeaseStore(PostgresStore):
     async def orphans(self, limit: int) -> list[str]:
         """Tables still open or playing that no live server holds (their owner died)."""
         assert self.engine is not None
+        if self.usurped:
+            return []
         async with self.engine.connect() as conn:
             rows = (await conn.execute(sa.text(
                 f"SELECT t.id FROM lv_tables t LEFT JOIN lv_leases l ON l.table_id = t.id "
@@ -274,6 +327,9 @@ class LeaseStore(PostgresStore):
     # ------------------------------------------------------------------ fenced writes
     async def create_table(self, table: StoredTable) -> None:
         """A new table is born leased to this server (epoch 1)."""
+        if self.usurped:
+            raise ServerIdInUse(f"server id {self.server_id!r} is held by another process: "
+                                f"this one takes no new table")
         self.epochs[table.id] = 1
         self._creating.add(table.id)
         try:

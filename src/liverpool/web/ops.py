@@ -316,6 +316,8 @@ def store_check(store: Store) -> ReadyCheck:
     async def check() -> None:
         if getattr(store, "engine", True) is None:
             raise NotReady("the database is not open")
+        if getattr(store, "usurped", False):
+            raise NotReady("another process took this server's id (--server-id)")
         await store.load(PROBE_TABLE_ID)
 
     return check
