@@ -491,6 +491,26 @@ async def test_serve_under_a_running_server_s_id_stops_with_one_line(
             assert r.status_code == 200 and r.json()["status"] == "playing", r.text
 
 
+async def test_a_server_whose_id_another_process_took_stops(pg_url: str,
+                                                            redis_server: RedisServer) -> None:
+    import psycopg
+    async with servers(pg_url, redis_server.url, 1) as (running,):
+        await _table(running, humans=1, bots=2)
+        # as if a second process under the same id had started at the very same moment
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute("UPDATE lv_servers SET session = 'another' WHERE id = 's0'")
+        code = await asyncio.to_thread(running.proc.wait, 30)
+        assert running.proc.stderr is not None
+        err = running.proc.stderr.read().decode()
+        assert code == 1
+        assert "stopped: another process took this server's id" in err
+        with psycopg.connect(pg_url, autocommit=True) as conn:  # it let go of nothing
+            assert conn.execute("SELECT session FROM lv_servers WHERE id = 's0'"
+                                ).fetchall() == [("another",)]
+            assert conn.execute("SELECT count(*) FROM lv_leases WHERE owner = 's0'"
+                                ).fetchall() == [(1,)]
+
+
 def test_a_redis_url_needs_postgresql_and_a_redis_scheme(tmp_path: Any) -> None:
     from liverpool.web.app import create_app
     with pytest.raises(ValueError, match="--redis needs a PostgreSQL database"):

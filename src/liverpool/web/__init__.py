@@ -102,12 +102,24 @@ def main(args: argparse.Namespace) -> int:
         where += ", shared with the other servers on it through Redis"
     print(f"Liverpool is served at {origins.public_url or f'http://{shown}:{args.port}'}/ "
           f"(open it in a browser; games are kept in {where})", flush=True)
+    usurped: list[str] = []
+
+    def stop_usurped() -> None:  # another process took this server's id: this one goes
+        usurped.append(args.server_id)
+        server.should_exit = True
+    cluster = app.state.registry.cluster
+    if cluster is not None:
+        cluster.on_usurped = stop_usurped
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
                             ws_max_size=limits.max_message, ws_per_message_deflate=False,
                             lifespan="on", timeout_keep_alive=5, limit_concurrency=4096,
                             h11_max_incomplete_event_size=16 * 1024)
     server = uvicorn.Server(config)
     server.run()
+    if usurped:
+        print("liverpool serve: stopped: another process took this server's id "
+              "(give each server its own --server-id)", file=sys.stderr)
+        return 1
     return 0 if server.started else 1
 
 

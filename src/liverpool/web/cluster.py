@@ -109,6 +109,9 @@ class Cluster:
         self._calls: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._busy: set[asyncio.Task[Any]] = set()
+        # told once when another process took this server's id (the command stops the server:
+        # two processes on one id would share its Redis channel and its leases' name)
+        self.on_usurped: Callable[[], None] | None = None
 
     # ------------------------------------------------------------------ life
     async def start(self) -> None:
@@ -146,6 +149,10 @@ class Cluster:
                 continue
             for table_id in lost:
                 self._lost(table_id)
+            if self.store.usurped:
+                if self.on_usurped is not None:
+                    self.on_usurped()
+                return
 
     def _lost(self, table_id: str) -> None:
         """Another server holds this table now: this one lets it go and sends its clients
