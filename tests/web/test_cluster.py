@@ -20,7 +20,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from liverpool.web.leases import FencedError, LeaseStore, ServerIdInUse
-from liverpool.web.store import StoredEvent, StoredTable
+from liverpool.web.store import StoredEvent, StoredTable, StoreError
 
 from .conftest import Client, RedisServer, free_port, play_turns
 from .test_server_game import check_messages
@@ -466,6 +466,63 @@ async def test_a_dead_server_s_id_is_taken_after_its_lease_and_the_old_process_y
         assert stored is not None and [e.version for e in stored.events] == [0, 1]
     finally:
         await new.close()
+
+
+async def test_a_server_starting_beside_running_ones_does_not_lock_their_tables(
+        pg_url: str) -> None:
+    """A server that finds the schema made takes no lock the running servers' writes hold:
+    altering ``lv_events`` under a write in flight used to wait for it, lock every other writer
+    out meanwhile, and could deadlock with them (seen as a start that failed)."""
+    import psycopg
+    url = pg_url.replace("postgresql://", "postgresql+psycopg://")
+    first = LeaseStore(url, "s0")
+    await first.open()
+    await first.create_table(_one_table("t1"))
+    try:
+        # another server's write, in flight (its transaction holds lv_events and lv_servers)
+        with psycopg.connect(pg_url) as busy:
+            busy.execute("INSERT INTO lv_events (table_id, version, kind, data, epoch) "
+                         "VALUES ('t1', 1, 'leave', '{}', 1)")
+            busy.execute("UPDATE lv_servers SET seen = seen WHERE id = 's0'")
+            for name in ("s1", "s2", "s3"):
+                store = LeaseStore(url, name)
+                await asyncio.wait_for(store.open(), 10)
+                await store.close()
+            busy.rollback()
+    finally:
+        await first.close()
+
+
+async def test_a_start_the_database_chose_to_give_way_in_a_deadlock_tries_again(
+        pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import psycopg
+    from sqlalchemy.exc import OperationalError
+    url = pg_url.replace("postgresql://", "postgresql+psycopg://")
+    real = LeaseStore._create_schema
+    calls: list[int] = []
+
+    async def once_deadlocked(self: LeaseStore, conn: Any) -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise OperationalError("ALTER TABLE", {}, psycopg.errors.DeadlockDetected(
+                "deadlock detected"))
+        await real(self, conn)
+    monkeypatch.setattr(LeaseStore, "_create_schema", once_deadlocked)
+    store = LeaseStore(url, "s0")
+    await store.open()
+    await store.close()
+    assert len(calls) == 2
+    # anything else is not tried again: one clear line
+    calls.clear()
+
+    async def broken(self: LeaseStore, conn: Any) -> None:
+        calls.append(1)
+        raise OperationalError("SELECT", {}, psycopg.errors.InsufficientPrivilege(
+            "permission denied for schema public"))
+    monkeypatch.setattr(LeaseStore, "_create_schema", broken)
+    with pytest.raises(StoreError, match=r"cannot open the database .*permission denied"):
+        await LeaseStore(url, "s1").open()
+    assert len(calls) == 1
 
 
 async def test_serve_under_a_running_server_s_id_stops_with_one_line(

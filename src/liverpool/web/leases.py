@@ -76,6 +76,7 @@ SCHEMA = [
     """CREATE TRIGGER lv_events_fence BEFORE INSERT ON lv_events
         FOR EACH ROW EXECUTE FUNCTION lv_fence()""",
 ]
+SCHEMA_VERSION = 2  # of SCHEMA: one more at each change to it
 SCHEMA_LOCK = 0x6C76  # an advisory lock: servers starting together set the schema one by one
 
 
@@ -143,8 +144,19 @@ class LeaseStore(PostgresStore):
     async def _create_schema(self, conn: AsyncConnection) -> None:
         await conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": SCHEMA_LOCK})
         await super()._create_schema(conn)
+        await conn.execute(sa.text(
+            "CREATE TABLE IF NOT EXISTS lv_schema (id int PRIMARY KEY, version int NOT NULL)"))
+        made = (await conn.execute(sa.text("SELECT version FROM lv_schema WHERE id = 1"))
+                ).scalar()
+        if made is not None and int(made) >= SCHEMA_VERSION:
+            # made already: altering tables other servers are writing would wait for their
+            # transactions and lock them out meanwhile (or deadlock with them)
+            return
         for statement in SCHEMA:
             await conn.execute(sa.text(statement))
+        await conn.execute(sa.text(
+            "INSERT INTO lv_schema (id, version) VALUES (1, :v) "
+            "ON CONFLICT (id) DO UPDATE SET version = :v"), {"v": SCHEMA_VERSION})
 
     async def close(self) -> None:
         if self.engine is not None:

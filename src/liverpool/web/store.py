@@ -111,6 +111,14 @@ class Store(ABC):
         """Tables still open or playing, oldest first (those a restart resumes)."""
 
 
+SCHEMA_ATTEMPTS = 5
+RETRYABLE_SQLSTATES = ("40P01", "40001")  # deadlock detected, serialization failure
+
+
+def _retryable(e: BaseException) -> bool:
+    return getattr(getattr(e, "orig", None), "sqlstate", None) in RETRYABLE_SQLSTATES
+
+
 class SqlStore(Store):
     """SQLAlchemy Core (async). Appends from all tables go through one writer task that commits
     them in batches; each caller awaits its own append."""
@@ -129,14 +137,21 @@ class SqlStore(Store):
 
     async def open(self) -> None:
         self.engine = self._make_engine()
-        try:
-            async with self.engine.begin() as conn:
-                await self._create_schema(conn)
-        except Exception as e:  # unreachable, read-only, not a database: one clear line
-            await self.engine.dispose()
-            self.engine = None
-            raise StoreError(f"cannot open the database ({self._where()}): "
-                             f"{_first_line(e)}") from None
+        for attempt in range(SCHEMA_ATTEMPTS):
+            try:
+                async with self.engine.begin() as conn:
+                    await self._create_schema(conn)
+                break
+            except Exception as e:  # unreachable, read-only, not a database: one clear line
+                if attempt + 1 < SCHEMA_ATTEMPTS and _retryable(e):
+                    # servers upgrading the schema while others write: the database chose
+                    # this one to give way; its transaction changed nothing
+                    await asyncio.sleep(0.1 * (attempt + 1))
+                    continue
+                await self.engine.dispose()
+                self.engine = None
+                raise StoreError(f"cannot open the database ({self._where()}): "
+                                 f"{_first_line(e)}") from None
         self._queue = asyncio.Queue()
         self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
 
