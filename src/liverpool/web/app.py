@@ -466,7 +466,8 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     app.state.store = the_store
     app.state.limits = lim
     app.add_middleware(Guard, limits=lim, origins=where, rates=rates)
-    ops.install(app, registry, the_store)
+    ops.install(app, the_store, lambda: [o.status for o in registry.owners.values()],
+                lambda: sum(registry.sockets.values()))
 
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, exc: ApiError) -> JSONResponse:

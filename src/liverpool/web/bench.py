@@ -11,7 +11,6 @@ loopback port); this process is the clients.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import dataclasses
@@ -348,35 +347,3 @@ def run(tables: int, think: float, duration: float, warmup: float = 3.0) -> dict
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
-
-
-def main(args: argparse.Namespace) -> int:
-    quick = bool(getattr(args, "quick", False))
-    tables = 4 if quick else int(args.tables)
-    think = 0.2 if quick else float(args.think)
-    duration = 3.0 if quick else float(args.duration)
-    if tables < 1 or think < 0 or duration <= 0:
-        print("liverpool bench server: --tables >= 1, --think >= 0 and --duration > 0",
-              file=sys.stderr)
-        return 2
-    servers = getattr(args, "servers", None)
-    if servers is not None or getattr(args, "kill_one", False):
-        from .clusterbench import run as run_servers
-        if servers is None or servers < 1 or (args.kill_one and servers < 2):
-            print("liverpool bench server: --servers N >= 1 (>= 2 with --kill-one)",
-                  file=sys.stderr)
-            return 2
-        out = run_servers(servers, tables, think, duration * (2 if quick and args.kill_one
-                                                               else 1),
-                          kill_one=args.kill_one, pg=args.pg, redis_url=args.redis,
-                          warmup=1.0 if quick else 3.0)
-        ok = out["errors"] == 0 and out["lost_actions"] == 0
-    else:
-        out = run(tables, think, duration, warmup=1.0 if quick else 3.0)
-        ok = out["errors"] == 0
-    if args.json:
-        print(json.dumps(out))
-    else:
-        for k, v in out.items():
-            print(f"{k:>16}: {v}")
-    return 0 if ok else 1

@@ -1,4 +1,5 @@
-"""``liverpool bench server --servers N``: several servers on one PostgreSQL and one Redis.
+"""``liverpool bench server``: one server (``bench.run``), or with ``--servers N`` several
+servers on one PostgreSQL and one Redis.
 
 Domain words: *service* (N ``liverpool serve`` processes sharing a database and a broker),
 *spread* (table i is created through server i mod N and its seat s connects through server
@@ -15,6 +16,7 @@ machine's own binaries (Debian's ``postgresql`` and ``redis-server``) in a tempo
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import gc
@@ -42,6 +44,7 @@ from .bench import (
     _free_port,
     until_measured,
 )
+from .bench import run as run_one
 
 
 # ==================================================================== private services =====
@@ -351,3 +354,35 @@ def run(servers: int, tables: int, think: float, duration: float, kill_one: bool
                     os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait()
     raise AssertionError("unreachable")
+
+
+def main(args: argparse.Namespace) -> int:
+    """``liverpool bench server``: one server (``bench.run``) or several (``run``)."""
+    quick = bool(getattr(args, "quick", False))
+    tables = 4 if quick else int(args.tables)
+    think = 0.2 if quick else float(args.think)
+    duration = 3.0 if quick else float(args.duration)
+    if tables < 1 or think < 0 or duration <= 0:
+        print("liverpool bench server: --tables >= 1, --think >= 0 and --duration > 0",
+              file=sys.stderr)
+        return 2
+    servers = getattr(args, "servers", None)
+    if servers is not None or getattr(args, "kill_one", False):
+        if servers is None or servers < 1 or (args.kill_one and servers < 2):
+            print("liverpool bench server: --servers N >= 1 (>= 2 with --kill-one)",
+                  file=sys.stderr)
+            return 2
+        out = run(servers, tables, think, duration * (2 if quick and args.kill_one
+                                                               else 1),
+                          kill_one=args.kill_one, pg=args.pg, redis_url=args.redis,
+                          warmup=1.0 if quick else 3.0)
+        ok = out["errors"] == 0 and out["lost_actions"] == 0
+    else:
+        out = run_one(tables, think, duration, warmup=1.0 if quick else 3.0)
+        ok = out["errors"] == 0
+    if args.json:
+        print(json.dumps(out))
+    else:
+        for k, v in out.items():
+            print(f"{k:>16}: {v}")
+    return 0 if ok else 1

@@ -38,7 +38,6 @@ from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
 
 if TYPE_CHECKING:
-    from .app import Registry
     from .store import Store
 
 log = logging.getLogger("liverpool.web")
@@ -275,16 +274,15 @@ class Ops:
         return "ok"
 
     # ---------------------------------------------------------------- wiring ------------
-    def install(self, app: FastAPI, registry: Registry, store: Store) -> None:
+    def install(self, app: FastAPI, store: Store, statuses: Callable[[], list[str]],
+                sockets: Callable[[], int]) -> None:
         """Serve ``/healthz``, ``/readyz`` and ``/metrics`` on ``app``, check the store, count
-        the store's refused writes and read the registry's tables and websockets at each
-        scrape."""
+        the store's refused writes and read the tables' statuses and the open websockets at
+        each scrape."""
         app.state.ops = self
         self.add_check("store", store_check(store))
         store.on_write_error = self.metrics.storage_error
-        self.metrics.registry.register(_LiveCollector(
-            lambda: [o.status for o in registry.owners.values()],
-            lambda: sum(registry.sockets.values())))
+        self.metrics.registry.register(_LiveCollector(statuses, sockets))
 
         async def healthz() -> Response:
             return JSONResponse({"status": "ok"}, headers=NO_STORE)
