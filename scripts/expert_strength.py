@@ -6,10 +6,12 @@ then one table with every win rate and its 95% Wilson interval.
         [--old-expert 'PATH/TO/OLD/liverpool bot expert'] [--json FILE] [--log FILE]
 
 ``--log FILE`` appends one JSON line per finished game (line, seed, deal index, seats, totals,
-winners) and, run again with the same file, plays only the deals it does not hold yet: a run
-cut short loses at most the games in flight, and a line can be split into runs (``--first``)
-on several machines whose logs are concatenated. The table counts every game of the line's
-first ``--games`` deals found in the log.
+winners, each hand's points, contract and who went down) and, run again with the same file,
+plays only the deals it does not hold yet: a run cut short loses at most the games in flight,
+and a line can be split into runs (``--first``) on several machines whose logs are
+concatenated. The table counts every game of the line's first ``--games`` deals found in the
+log; a second table per line shows, by contract, the hands the expert and its opponents went
+down in.
 
 ``--old-expert`` names a command that speaks the bot protocol (``liverpool bot expert`` from an
 install of an earlier version) for the line "arena-2-old"; without it that line is skipped.
@@ -99,7 +101,9 @@ def main(argv: list[str] | None = None) -> int:
             results = [done[i] for i in sorted(done) if i < args.games]
             if not results:
                 continue
-            stats = {s.bot: s for s in summarize(results)}[bots[0]]  # the seat measured
+            pooled = {s.bot: s for s in summarize(results)}
+            stats = pooled[bots[0]]  # the seat measured
+            others = [st for name, st in pooled.items() if name != bots[0]]
             low, high = wilson(stats.wins, stats.games)
             rate = stats.wins / stats.games
             passed = (low > ln.passes_at) if ln.on_lower_bound else rate >= ln.passes_at
@@ -108,7 +112,16 @@ def main(argv: list[str] | None = None) -> int:
                          "games": stats.games, "expert_wins": stats.wins,
                          "win_rate": rate, "ci95": [low, high], "target": ln.target,
                          "met": passed, "seconds": round(time.perf_counter() - start, 1),
-                         "incidents": sum(len(r.incidents) for r in results)})
+                         "incidents": sum(len(r.incidents) for r in results),
+                         # where it wins or loses: each contract's hands gone down in
+                         # (logged games that carry their hands)
+                         "went_down": {str(k): [m, n] for k, (m, n) in
+                                       sorted(stats.made.items())},
+                         "others_went_down": {str(k): [sum(o.made.get(k, [0, 0])[0]
+                                                           for o in others),
+                                                       sum(o.made.get(k, [0, 0])[1]
+                                                           for o in others)]
+                                              for k in sorted(stats.made)}})
     table = Table(title=f"expert at its default budget ({compiled.core} core)")
     for col in ("line", "games", "expert wins", "win rate", "95% interval", "target", "met",
                 "incidents"):
@@ -118,6 +131,16 @@ def main(argv: list[str] | None = None) -> int:
                       f"{r['win_rate']:.1%}", f"{r['ci95'][0]:.1%}-{r['ci95'][1]:.1%}",
                       r["target"], "yes" if r["met"] else "no", str(r["incidents"]))
     Console().print(table)
+    for r in rows:
+        if not r["went_down"]:
+            continue
+        per = Table(title=f"{r['line']}: hands gone down, by contract")
+        for col in ("contract", "hands", "expert", "opponents"):
+            per.add_column(col, justify="right")
+        for k, (made, hands) in r["went_down"].items():
+            theirs, of = r["others_went_down"][k]
+            per.add_row(k, str(hands), f"{made / hands:.0%}", f"{theirs / of:.0%}" if of else "")
+        Console().print(per)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"core": compiled.core, "lines": rows}, f, indent=1)
@@ -133,7 +156,9 @@ def logged(path: str, ln: Line) -> dict[int, GameResult]:
                 if row["line"] == ln.name and row["seed"] == ln.seed:
                     out[row["index"]] = GameResult(
                         row["index"], tuple(row["bots"]), row["totals"], row["winners"],
-                        [], [], [], 0, incidents=[{}] * row["incidents"])
+                        row.get("hand_points", []), row.get("made", []),
+                        row.get("contracts", []), row.get("decisions", 0),
+                        incidents=[{}] * row["incidents"])
     except FileNotFoundError:
         pass
     return out
@@ -144,7 +169,10 @@ def append_log(path: str, ln: Line, results: list[GameResult]) -> None:
         for r in results:
             f.write(json.dumps({"line": ln.name, "seed": ln.seed, "index": r.index,
                                 "bots": list(r.bots), "totals": r.totals,
-                                "winners": r.winners, "incidents": len(r.incidents)}) + "\n")
+                                "winners": r.winners, "incidents": len(r.incidents),
+                                "hand_points": r.hand_points, "made": r.made,
+                                "contracts": r.contract_numbers,
+                                "decisions": r.decisions}) + "\n")
         f.flush()
         os.fsync(f.fileno())
 

@@ -58,3 +58,9 @@ def test_log_resumes_and_counts_every_deal_once(tmp_path: Path,
     wins = sum(1 / len(r["winners"]) for r in rows
                if r["winners"] and r["bots"].index("basic") in r["winners"])
     assert summary["expert_wins"] == pytest.approx(wins)
+    # by contract, the hands the measured seat went down in, from the logged hands
+    hands = sum(len(r["contracts"]) for r in rows)
+    assert sum(n for _, n in summary["went_down"].values()) == hands > 0
+    made = sum(r["made"][h][r["bots"].index("basic")] for r in rows
+               for h in range(len(r["contracts"])))
+    assert sum(m for m, _ in summary["went_down"].values()) == made
