@@ -21,6 +21,7 @@ A run of 600 games per line takes hours of CPU: this is a command, never part of
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -152,7 +153,12 @@ def logged(path: str, ln: Line) -> dict[int, GameResult]:
     out: dict[int, GameResult] = {}
     try:
         with open(path, encoding="utf-8") as f:
-            for row in map(json.loads, f):
+            for number, text in enumerate(f, 1):
+                try:
+                    row = json.loads(text)
+                except json.JSONDecodeError:  # a line cut by a crash: that game is played again
+                    print(f"{path}:{number}: not a whole game, skipped", file=sys.stderr)
+                    continue
                 if row["line"] == ln.name and row["seed"] == ln.seed:
                     out[row["index"]] = GameResult(
                         row["index"], tuple(row["bots"]), row["totals"], row["winners"],
@@ -165,7 +171,13 @@ def logged(path: str, ln: Line) -> dict[int, GameResult]:
 
 
 def append_log(path: str, ln: Line, results: list[GameResult]) -> None:
+    cut = False
+    with contextlib.suppress(FileNotFoundError, OSError), open(path, "rb") as old:
+        old.seek(-1, os.SEEK_END)
+        cut = old.read(1) != b"\n"  # a crash cut the last line: it stays alone on its line
     with open(path, "a", encoding="utf-8") as f:
+        if cut:
+            f.write("\n")
         for r in results:
             f.write(json.dumps({"line": ln.name, "seed": ln.seed, "index": r.index,
                                 "bots": list(r.bots), "totals": r.totals,

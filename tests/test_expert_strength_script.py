@@ -40,6 +40,7 @@ def test_log_resumes_and_counts_every_deal_once(tmp_path: Path,
         return real(specs, *a, **k)
     monkeypatch.setattr(script, "run_local", counting)
 
+    log.write_text('{"line": "quick", "seed": 99, "ind')  # a line a crash cut short
     # the second half first (another machine's share), then the whole line
     assert script.main(["--games", "4", "--first", "2", "--workers", "1",
                         "--log", str(log), "--json", str(out)]) == 0
@@ -48,7 +49,7 @@ def test_log_resumes_and_counts_every_deal_once(tmp_path: Path,
     assert script.main(["--games", "4", "--workers", "1", "--log", str(log),
                         "--json", str(out)]) == 0
     assert played == [2, 3, 0, 1]
-    rows = [json.loads(x) for x in log.read_text().splitlines()]
+    rows = [json.loads(x) for x in log.read_text().splitlines()[1:]]
     assert sorted(r["index"] for r in rows) == [0, 1, 2, 3]
     summary = json.loads(out.read_text())["lines"][0]
     assert summary["games"] == 4
