@@ -102,10 +102,11 @@ def main(args: argparse.Namespace) -> int:
         where += ", shared with the other servers on it through Redis"
     print(f"Liverpool is served at {origins.public_url or f'http://{shown}:{args.port}'}/ "
           f"(open it in a browser; games are kept in {where})", flush=True)
-    usurped: list[str] = []
+    usurped = False
 
     def stop_usurped() -> None:  # another process took this server's id: this one goes
-        usurped.append(args.server_id)
+        nonlocal usurped
+        usurped = True
         server.should_exit = True
     cluster = app.state.registry.cluster
     if cluster is not None:

@@ -372,10 +372,9 @@ def main(args: argparse.Namespace) -> int:
             print("liverpool bench server: --servers N >= 1 (>= 2 with --kill-one)",
                   file=sys.stderr)
             return 2
-        out = run(servers, tables, think, duration * (2 if quick and args.kill_one
-                                                               else 1),
-                          kill_one=args.kill_one, pg=args.pg, redis_url=args.redis,
-                          warmup=1.0 if quick else 3.0)
+        measured = duration * (2 if quick and args.kill_one else 1)
+        out = run(servers, tables, think, measured, kill_one=args.kill_one, pg=args.pg,
+                  redis_url=args.redis, warmup=1.0 if quick else 3.0)
         ok = out["errors"] == 0 and out["lost_actions"] == 0
     else:
         out = run_one(tables, think, duration, warmup=1.0 if quick else 3.0)

@@ -1,11 +1,12 @@
 """Table leases in PostgreSQL: which server owns which table, and writes fenced by it.
 
 Domain words: *server* (one ``liverpool serve`` process, with an id, its row in
-``lv_servers`` seen again at every renewal; the row's *session* tells the process holding the id
-from another one started under the same id by mistake), *lease* (a table's row in ``lv_leases``: its
-owner, its *epoch* and when it expires, by the database's clock), *claim* (taking a table whose
-lease is free or expired: the epoch goes up by one), *renewal* (one statement a second that
-extends every lease a server holds, and tells it which it has lost), *fence* (every event
+``lv_servers`` seen again at every renewal; the row's *session* tells the process holding the
+id from another one started under the same id by mistake), *lease* (a table's row in
+``lv_leases``: its owner, its *epoch* and when it expires, by the database's clock), *claim*
+(taking a table whose lease is free or expired: the epoch goes up by one), *renewal* (one
+statement a second that extends every lease a server holds, and tells it which it has lost),
+*fence* (every event
 carries the epoch its writer holds; the database refuses an event whose epoch is not the
 table's current one, so an owner that lost its lease can never write again).
 
@@ -259,9 +260,9 @@ class LeaseStore(PostgresStore):
         assert self.engine is not None
         # only leases held before the renewal can be missing from it (a claim or a creation
         # that commits meanwhile is not lost)
-        before = {t: e for t, e in self.epochs.items() if t not in self._creating}
         if self.usurped:
             return []
+        before = {t: e for t, e in self.epochs.items() if t not in self._creating}
         try:
             async with self.engine.begin() as conn:
                 # the id first: if another process holds it, its leases are not this one's
