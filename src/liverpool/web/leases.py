@@ -6,9 +6,8 @@ id from another one started under the same id by mistake), *lease* (a table's ro
 ``lv_leases``: its owner, its *epoch* and when it expires, by the database's clock), *claim*
 (taking a table whose lease is free or expired: the epoch goes up by one), *renewal* (one
 statement a second that extends every lease a server holds, and tells it which it has lost),
-*fence* (every event
-carries the epoch its writer holds; the database refuses an event whose epoch is not the
-table's current one, so an owner that lost its lease can never write again).
+*fence* (every event carries the epoch its writer holds; the database refuses an event whose
+epoch is not the table's current one, so an owner that lost its lease can never write again).
 
 Several servers on one PostgreSQL database each own the tables they hold a lease on; a server
 that dies stops renewing, its leases expire, and another claims its tables and replays them.
