@@ -5,6 +5,7 @@ for changes to the expert, beside (never instead of) whole seeded games.
         [--seed 9100] [--playouts 32] [--every 4]
     python scripts/expert_oracle.py eval POINTS.pkl TAG [--patch expert.NAME=VALUE,...]
     python scripts/expert_oracle.py pair POINTS.pkl.A.json POINTS.pkl.B.json
+    python scripts/expert_oracle.py where POINTS.pkl POINTS.pkl.TAG.json
 
 ``gen`` plays seeded games among basic bots and, at every ``every``-th decision of seat 0 that
 is a plain discard or a take/draw/buy/pass choice, values each option (the basic choice, the
@@ -15,10 +16,13 @@ the basic policy plays on. ``eval`` asks the installed expert (after it has seen
 earlier views of the game) for its choice at each point and prints the mean oracle gain of its
 choices over the basic choices, with a standard error; it writes the gain per point to
 ``POINTS.pkl.TAG.json``. ``pair`` compares two such files point by point (the same points, so
-the difference is much less noisy than either figure). ``--patch`` sets module constants of
-``liverpool.bots`` (the compiled core reads them at run time too) to try a setting without a
-rebuild. The oracle knows the hidden cards, so its best choice bounds what any search could
-find; it plays the rest of the hand as the basic bot, so it values one decision, not a plan.
+the difference is much less noisy than either figure). ``where`` splits one such file's gains
+by the contract being played (sets only, runs only, or both) and the kind of decision (the
+discard, or taking, drawing and buying): where a version wins or loses its points.
+``--patch`` sets module constants of ``liverpool.bots`` (the compiled core reads them at run
+time too) to try a setting without a rebuild. The oracle knows the hidden cards, so its best
+choice bounds what any search could find; it plays the rest of the hand as the basic bot, so it
+values one decision, not a plan.
 """
 
 from __future__ import annotations
@@ -26,11 +30,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import pickle
 import random
 import sys
 import time
 from typing import Any
+
+from rich.console import Console
+from rich.table import Table
 
 from liverpool.actions import Action
 from liverpool.bots import BasicBot, make_bot
@@ -151,6 +159,44 @@ def pair(a_path: str, b_path: str) -> None:
           f"different choices at {sum(x != 0 for x in d)}")
 
 
+def contract_kind(view: SeatView) -> str:
+    contract = view.contract[view.seat]
+    if not contract.runs:
+        return "sets only"
+    return "runs only" if not contract.sets else "sets and runs"
+
+
+def where_rows(points: list[dict[str, Any]], gains: list[float | None]
+               ) -> list[tuple[str, str, int, float, float]]:
+    """(contract kind, decision kind, points, mean gain, 1 se) for every group of points and
+    for each contract kind as a whole ("all"); points ``eval`` could not judge are left out."""
+    if len(points) != len(gains):
+        raise ValueError(f"{len(gains)} gains for {len(points)} points: not the same points")
+    groups: dict[tuple[str, str], list[float]] = {}
+    for p, g in zip(points, gains, strict=True):
+        if g is None:
+            continue
+        kind = contract_kind(p["views"][-1])
+        decision = "discard" if p["first"].type == "discard" else "take, draw or buy"
+        groups.setdefault((kind, decision), []).append(g)
+        groups.setdefault((kind, "all"), []).append(g)
+    return [(k, d, len(xs), mean(xs), se(xs) if len(xs) > 1 else math.inf)
+            for (k, d), xs in sorted(groups.items())]
+
+
+def where(points_path: str, gains_path: str) -> None:
+    with open(points_path, "rb") as f:
+        points = pickle.load(f)
+    with open(gains_path, encoding="utf-8") as f:
+        gains = json.load(f)
+    table = Table(title=f"gain over basic, points a decision ({gains_path})")
+    for col in ("contract", "decision", "points", "gain", "1 se"):
+        table.add_column(col, justify="left" if col in ("contract", "decision") else "right")
+    for kind, decision, n, m, err in where_rows(points, gains):
+        table.add_row(kind, decision, str(n), f"{m:+.2f}", f"{err:.2f}")
+    Console().print(table)
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -170,6 +216,9 @@ def main() -> int:
     c = sub.add_parser("pair")
     c.add_argument("a")
     c.add_argument("b")
+    w = sub.add_parser("where")
+    w.add_argument("points")
+    w.add_argument("gains")
     args = p.parse_args()
     if args.cmd == "gen":
         gen(args.out, args.preset, args.players, args.games, args.seed, args.playouts,
@@ -177,8 +226,10 @@ def main() -> int:
     elif args.cmd == "eval":
         patch(args.patch)
         evaluate(args.points, args.tag, args.bot)
-    else:
+    elif args.cmd == "pair":
         pair(args.a, args.b)
+    else:
+        where(args.points, args.gains)
     return 0
 
 
