@@ -3,6 +3,7 @@ an order the rules accept (the terminal and the browser both send what the perso
 
 from __future__ import annotations
 
+import pytest
 from conftest import C, stacked_game
 
 from liverpool.actions import Action
@@ -44,3 +45,17 @@ def test_a_legal_action_is_returned_unchanged() -> None:
     g = _ready_to_go_down()
     legal = Action("go_down", 1, melds=(tuple(C("9S 9D 9C")), tuple(C("5H 6H JK 8H"))))
     assert g.is_legal(legal) and g.arranged(legal) is legal
+
+
+@pytest.mark.timeout(60)
+def test_cards_the_seat_does_not_hold_are_not_arranged() -> None:
+    """A go-down or a borrow naming cards the seat does not hold is illegal in any order, so it
+    comes back as sent, at once: arranging 13 wilds used to try their 13! orders."""
+    g = _ready_to_go_down()
+    run = tuple(C("5H " + "JK " * 13))
+    picked = Action("go_down", 1, melds=(run, tuple(C("9C 9S 9D"))))
+    assert g.arranged(picked) is picked
+    assert "hold" in (g.why_illegal(picked) or "")
+    borrow = Action("borrow", 1, meld=0, card=C("9H")[0], new_meld=tuple(C("9H " + "JK " * 13)))
+    assert g.arranged(borrow) is borrow
+    assert g.arranged(Action("go_down", 7, melds=(run,))).player == 7  # no such seat: as sent

@@ -29,7 +29,7 @@ from liverpool.cards import (
     wild_cards,
 )
 from liverpool.engine import Game, SeatView
-from liverpool.melds import RUN, SET, Meld, arrangements, meld_readings
+from liverpool.melds import RUN, SET, Meld, arrangements, distinct_orders, meld_readings
 from liverpool.randomplay import random_action
 from liverpool.rules import RuleSet
 from liverpool.soak import RandomRules
@@ -251,3 +251,23 @@ def test_meld_json_round_trips_and_agrees_with_the_view_reader() -> None:
                         assert is_wild(c, rules.deuces_wild)
                 seen += 1
     assert seen > 1000
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(cs("JK 2S 2H 2D 2C")), max_size=6))
+def test_distinct_orders_are_the_permutations_without_repeats(wilds: list[Card]) -> None:
+    """The same orderings as ``set(permutations(...))`` holds, met in the same order, so the
+    set built from them lists them in the same order too (the borrow listing's order)."""
+    got = list(distinct_orders(wilds))
+    assert got == list(dict.fromkeys(permutations(wilds)))
+    assert list(set(got)) == list(set(permutations(wilds)))
+
+
+@pytest.mark.timeout(60)
+def test_many_identical_wilds_are_placed_once() -> None:
+    """12 jokers and one natural: the set and the two runs of 13 (ace low, ace high), found
+    without trying the jokers' 12! orders."""
+    rules = RuleSet.preset("standard", {"naturals": [1, 1]})
+    got = arrangements(cs("5H" + " JK" * 12), rules)
+    assert got == [cs("5H" + " JK" * 12), cs("JK JK JK JK 5H" + " JK" * 8),
+                   cs("JK JK JK 5H" + " JK" * 9)]

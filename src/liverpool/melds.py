@@ -15,9 +15,8 @@ high ace), so the card at place ``i`` stands for rank ``lo + i`` of ``suit``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import permutations
 from typing import Any
 
 from .cards import (
@@ -229,8 +228,10 @@ def arrangements(cards: Sequence[Card], rules: RuleSet) -> list[tuple[Card, ...]
     if not naturals or len({c // 13 for c in naturals}) > 1:
         return found
     # the order of wild placements within one low rank is the iteration order of this set of
-    # tuples (deterministic for ints), kept as the legal listing of borrows has always had it
-    placements = set(permutations(wilds))
+    # tuples (deterministic for ints), kept as the legal listing of borrows has always had it;
+    # the set is filled in the order ``set(permutations(wilds))`` first met each tuple, which
+    # gives it the same order without the n! permutations of identical wilds
+    placements = set(distinct_orders(wilds))
     for lo in range(1, 16 - n):
         places: dict[int, Card] = {}
         for c in naturals:
@@ -248,6 +249,30 @@ def arrangements(cards: Sequence[Card], rules: RuleSet) -> list[tuple[Card, ...]
                 if m not in found and any(x.kind == RUN for x in meld_readings(m, 0, rules)):
                     found.append(m)
     return found
+
+
+def distinct_orders(items: Sequence[Card]) -> Iterator[tuple[Card, ...]]:
+    """Each distinct ordering of ``items`` once, in the order ``itertools.permutations(items)``
+    first produces it: as many as the orderings that differ (one for identical jokers), not
+    ``len(items)!``."""
+    return _orders(tuple(items), [False] * len(items), [])
+
+
+def _orders(items: tuple[Card, ...], used: list[bool], out: list[Card]
+            ) -> Iterator[tuple[Card, ...]]:
+    if len(out) == len(items):
+        yield tuple(out)
+        return
+    tried: set[Card] = set()
+    for i, c in enumerate(items):
+        if used[i] or c in tried:
+            continue  # a later copy of a card tried in this place gives no new ordering
+        tried.add(c)
+        used[i] = True
+        out.append(c)
+        yield from _orders(items, used, out)
+        out.pop()
+        used[i] = False
 
 
 def why_not_meld(cards: tuple[Card, ...], rules: RuleSet) -> str:

@@ -109,7 +109,7 @@ class Game(DrawRules):
         meld as given or as one of its ``melds.arrangements`` (at most ``tries`` go-downs);
         ``action`` itself when it is legal as given or no arrangement is (its reason is then
         the one ``why_illegal`` gives)."""
-        if self.is_legal(action):
+        if self.is_legal(action) or not self._holds_picked(action):
             return action
         rules = self.rules
         if action.type == "go_down" and action.melds:
@@ -125,6 +125,22 @@ class Game(DrawRules):
                 if self.is_legal(a):
                     return a
         return action
+
+    def _holds_picked(self, action: Action) -> bool:
+        """Whether the acting seat holds the cards a go-down or a borrow's new meld names (the
+        borrowed card comes from the table): cards it does not hold make the action illegal
+        whatever their order, and arranging them could cost a great deal of time."""
+        if not 0 <= action.player < self.n:
+            return False
+        picked: list[Card] = []
+        if action.type == "go_down":
+            picked = [c for m in action.melds or () for c in m]
+        elif action.type == "borrow":
+            picked = list(action.new_meld or ())
+            if action.card in picked:
+                picked.remove(action.card)
+        held = Counter(self.hands[action.player])
+        return all(held[c] >= k for c, k in Counter(picked).items())
 
     def canonical(self, action: Action) -> Action:
         """The form ``legal_actions``/``iter_legal`` list a legal action in: sets in output
