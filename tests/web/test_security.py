@@ -989,3 +989,21 @@ async def test_a_table_that_cannot_be_rebuilt_logs_no_unretrieved_error(
         gc.collect()
         await asyncio.sleep(0.05)
     assert not [r for r in caplog.records if r.name == "asyncio"], caplog.text
+
+
+# ---- found by an audit of the table's messages -------------------------------------------------
+async def test_a_person_cannot_take_a_bots_name(sqlite_url: str) -> None:
+    async with serve(sqlite_url) as srv:
+        tid, _ = await host_and_players(srv, 4, public=True)
+        async with unchanged(srv, tid):
+            for name in ("Bot 4", "bot 3", "BOT  2", "Bot 1", "Bot 12"):
+                body = refused(await srv.join(tid, name), 400, "bad_request", "nickname")
+                assert "bot" in body["message"], body
+                refused(await srv.http.post("/api/tables", json={
+                    "nickname": name, "seats": human_seats(3)}), 400, "bad_request", "nickname")
+        assert (await srv.join(tid, "Bot 4 fan")).status_code == 200
+        t = await srv.create(human_seats(2, 1), nickname="Botany")
+        r = await srv.http.post(f"/api/tables/{t['table']['id']}/start",
+                                json={"token": t["token"]})
+        names = [s["name"] for s in r.json()["seats"]]
+        assert names == ["Botany", "Bot 2", "Bot 3"] and len(set(names)) == 3

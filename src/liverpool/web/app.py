@@ -45,7 +45,7 @@ from .limits import (
     check_seconds,
     check_timer,
     check_web_rules,
-    clean_text,
+    clean_nickname,
     json_depth_ok,
     secret_text,
 )
@@ -545,7 +545,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     async def create_table(request: Request) -> dict[str, Any]:
         client = client_of(request.scope)
         body = await _body(request, lim)
-        nickname = clean_text(body.get("nickname"), "nickname", lim.nickname_max)
+        nickname = clean_nickname(body.get("nickname"), lim.nickname_max)
         preset = body.get("rules", "standard")
         if not isinstance(preset, str) or preset not in PRESET_NAMES:
             raise ApiError(400, "bad_rules", f"unknown preset; choose one of "
@@ -654,7 +654,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     async def join(table_id: str, request: Request) -> dict[str, Any]:
         await _known(table_id)
         body = await _body(request, lim)
-        nickname = clean_text(body.get("nickname"), "nickname", lim.nickname_max)
+        nickname = clean_nickname(body.get("nickname"), lim.nickname_max)
         secret = secret_text(body.get("secret"))
         rates.check("join", client_of(request.scope))
         result: dict[str, Any] = await registry.table_op(

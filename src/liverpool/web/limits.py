@@ -253,6 +253,26 @@ def clean_text(value: Any, field: str, max_len: int) -> str:
     return text
 
 
+def bot_name(seat: int) -> str:
+    """The name a bot seat has (and a human seat nobody took, from the start): "Bot N"."""
+    return f"Bot {seat + 1}"
+
+
+# names of that form, in any case and spacing, with any digits: shown beside the bots' own,
+# they could not be told apart
+_BOT_NAME = re.compile(r"bot ?\d+", re.IGNORECASE)
+
+
+def clean_nickname(value: Any, max_len: int) -> str:
+    """A person's nickname as the server keeps it (``clean_text``); a name of the bots' form
+    ("Bot 3") is refused: the seat of that number may become a bot's at the start."""
+    name = clean_text(value, "nickname", max_len)
+    if _BOT_NAME.fullmatch(name):
+        raise ApiError(400, "bad_request", "nickname: names like \"Bot 3\" are kept for the "
+                                           "bots; choose another", "nickname")
+    return name
+
+
 def displayable(text: str) -> str:
     """Stored text as it may be shown: what a client could not send now (a lone surrogate, a
     control or bidi character, from an older version) becomes U+FFFD."""

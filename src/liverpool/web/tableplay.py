@@ -21,7 +21,7 @@ from ..bots import BasicBot, Bot, bot_event, close_bot, make_bot
 from ..cards import card_str, sorted_cards
 from ..engine import Game, Phase
 from ..match import Match
-from .limits import builtin_bot, displayable
+from .limits import bot_name, builtin_bot, displayable
 from .replay import apply_narrated
 from .seats import Held, SeatState, Settings, bot_spec, dumps
 from .store import Store, StoredEvent, StoredTable, StoreError
@@ -69,7 +69,7 @@ class TablePlay(TableState):
                   bots: dict[int, Bot] | None = None) -> None:
         for key, level in d["bots"].items():
             s = self.seats[int(key)]
-            s.kind, s.level, s.name = "bot", level, f"Bot {int(key) + 1}"
+            s.kind, s.level, s.name = "bot", level, bot_name(int(key))
         self.bots = bots if bots is not None else self._make_bots(d["bots"])
         self.game = game if game is not None else self._new_game(d["bots"])
         self.match = Match(self.game, [self.bots.get(s) for s in range(self.game.n)])
@@ -80,7 +80,7 @@ class TablePlay(TableState):
         """The game as dealt at the start; ``bots``: the seats the start gives to bots."""
         from ..cards import parse_card
         deals = [[parse_card(c) for c in deck] for deck in self.deals] if self.deals else None
-        names = [f"Bot {s.seat + 1}" if str(s.seat) in bots else s.name or f"Seat {s.seat + 1}"
+        names = [bot_name(s.seat) if str(s.seat) in bots else s.name or f"Seat {s.seat + 1}"
                  for s in self.seats]
         return Game(self.rules, names, seed=self.seed, deals=deals)
 

@@ -31,7 +31,7 @@ from ..outofturn import Requests, after_silence, kind_now
 from ..record import game_record
 from ..rules import RuleSet
 from ..rulestext import rules_sheet
-from .limits import displayable
+from .limits import bot_name, displayable
 from .seats import Conn, Held, SeatState, Settings, dumps
 from .store import Store, StoredTable
 
@@ -72,7 +72,7 @@ class TableState:
         self.hand_pause: float = settings.hand_pause if pause is None else float(pause)
         self.seats = [SeatState(i, s["kind"], displayable(str(s["level"])) if s.get("level")
                                 else None,
-                                f"Bot {i + 1}" if s["kind"] == "bot" else None)
+                                bot_name(i) if s["kind"] == "bot" else None)
                       for i, s in enumerate(cfg["seats"])]
         self.game: Game | None = None
         self.version = -1
