@@ -19,6 +19,7 @@ import gc
 import json
 import logging
 import os
+import random
 import socket
 import struct
 import sys
@@ -32,8 +33,13 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from liverpool.actions import Action
+from liverpool.bots import make_bot
 from liverpool.bots.basic import BasicBot
 from liverpool.bots.expert import ExpertBot
+from liverpool.engine import Game, Phase
+from liverpool.outofturn import after_silence
+from liverpool.rules import RuleSet
 from liverpool.web import seats as seats_mod
 from liverpool.web.guard import Origins
 from liverpool.web.limits import Limits
@@ -1007,3 +1013,69 @@ async def test_a_person_cannot_take_a_bots_name(sqlite_url: str) -> None:
                                 json={"token": t["token"]})
         names = [s["name"] for s in r.json()["seats"]]
         assert names == ["Botany", "Bot 2", "Bot 3"] and len(set(names)) == 3
+
+
+def _window_that_ends_the_hand() -> tuple[int, list[Action], Action, int]:
+    """A seeded 4-player ``house`` game (random bots, every window passed) up to a playable
+    discard whose call window ends the hand if everybody passes: the seed, the actions before
+    the discard, the discard, and the seat that plays first in the next hand (not the
+    discarder, and one who may call)."""
+    rules = RuleSet.preset("house")
+    seed = 9
+    g = Game(rules, 4, seed=seed)
+    bot, rng = make_bot("random"), random.Random(seed)
+    done: list[Action] = []
+    while not g.over:
+        if g.phase is Phase.CALL and done[-1].type == "discard":
+            sim = after_silence(g)
+            if not sim.over and sim.hand_index != g.hand_index:
+                nxt = sim.to_act()[0]
+                if nxt != done[-1].player and "call" in g.request_kinds(nxt):
+                    return seed, done[:-1], done[-1], nxt
+        s = g.to_act()[0]
+        a = (Action("pass", s) if g.phase in (Phase.BUY, Phase.CALL)
+             else bot.choose(g.view_for(s), g.legal_actions(s), rng))
+        g.apply(a)
+        done.append(a)
+    raise AssertionError("no such window in this game")
+
+
+async def test_a_call_window_that_ends_the_hand_shows_nothing_of_the_next_deal(
+        sqlite_url: str) -> None:
+    seed, before, discard, nxt = _window_that_ends_the_hand()
+    tokens = [str(i) * 30 for i in range(4)]
+    config = {"rules": "house", "overrides": {}, "seed": seed, "turn_timer": None,
+              "buy_timer": None, "buy_window": 60, "hand_pause": 0, "public": True,
+              "seats": [{"kind": "human", "level": None}] * 4}
+    events = [StoredEvent(i, "create" if i == 0 else "join",
+                          {"seat": i, "name": f"P{i}", "token_hash": hash_token(tokens[i])})
+              for i in range(4)]
+    events.append(StoredEvent(4, "start", {"bots": {}}))
+    events += [StoredEvent(5 + i, "action", {"action": a.to_json()})
+               for i, a in enumerate(before)]
+    async with serve(sqlite_url, grace=600) as srv:
+        await srv.app.state.store.create_table(StoredTable("nextdeal", time.time(), "playing",
+                                                           config, events))
+        nx = await srv.client("nextdeal", tokens[nxt])
+        await nx.until(lambda m: m["type"] == "sync")
+        dis = await srv.client("nextdeal", tokens[discard.player])
+        sync = await dis.until(lambda m: m["type"] == "sync")
+        await dis.send({"type": "action", "version": sync["version"],
+                        "action": discard.to_json()})
+        up = await nx.until(lambda m: m["type"] == "update")
+        assert up["event"]["action"] == discard.to_json() and up["view"]["phase"] == "call"
+        # the window is open (the next player may call) and nobody in this hand decides after
+        # it: nothing of the next deal (its hand, its upcard) is sent as a move or a hint
+        assert up["legal"] == [] and up["intents"] == ["call"], up
+        await nx.send({"type": "hint"})
+        answer = await nx.until(lambda m: m["type"] in ("hint", "error"))
+        assert answer["type"] == "error" and answer["code"] == "not_your_turn", answer
+        # "no thanks" from the only person who may call: the window closes, the hand ends, and
+        # the next deal's moves come with it
+        await nx.send({"type": "intent", "kind": "call", "on": False})
+        end = await nx.until(lambda m: m["type"] == "update" and "hand_end" in m["event"])
+        dealt = end if end["legal"] else await nx.until(
+            lambda m: m["type"] == "update" and m["legal"])
+        assert dealt["view"]["phase"] != "call" and dealt["legal"]
+        for c in (nx, dis):
+            await c.close()

@@ -376,7 +376,7 @@ class TableOwner(TablePlay):
             self.requests.answer(g, seat, Action("pass", seat))
         if self._announced() != before:
             self._broadcast(self._requests_msg)
-        self._schedule()
+        await self._drive()  # a window that waited for this person's word may close now
 
     async def on_ready(self, conn: Conn) -> None:
         """A person is ready for the next hand (the end-of-hand screen's button)."""

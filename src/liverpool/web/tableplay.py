@@ -316,9 +316,13 @@ class TablePlay(TableState):
         while not g.over:
             if g.phase is Phase.BUY:
                 await self._resolve_step()
-            elif g.phase is Phase.CALL and (self._window() is None or not any(
-                    not self.bot_controlled(s) for s in self._public().asked)):
-                await self._resolve_step()  # no person could call: close at once
+            elif g.phase is Phase.CALL and (not any(
+                    not self.bot_controlled(s) for s in self._public().asked)
+                    or (self._window() is None and not self.people_waiting())):
+                # no person could call: close at once; a window that ends the hand (nobody
+                # in this hand decides after it) closes once the people who may call have
+                # answered, or when the table's buy window runs out
+                await self._resolve_step()
             else:
                 break
         self._schedule()
@@ -411,7 +415,9 @@ class TablePlay(TableState):
         # the buy timer: how long intents are taken after a discard (the table's buy_timer),
         # or how long a bot waits for the people who may still ask (its buy_window)
         window = self._buy_window_open() or g.phase is Phase.CALL
-        bot_waits = seat is not None and self.bot_controlled(seat) and bool(waiting)
+        # (a window that ends the hand waits for the people as a bot does: nobody else decides)
+        bot_waits = bool(waiting) and (self.bot_controlled(seat) if seat is not None
+                                       else g.phase is Phase.CALL)
         length = self.buy_timer or (self.buy_window if bot_waits else None)
         if window and length is not None and self._buy_key != self.version \
                 and self._window_closed_at != self.version:

@@ -191,13 +191,18 @@ class TableState:
 
     def _window(self) -> tuple[int, Game] | None:
         """In a call window: the seat that decides next if nobody calls, and the game as it
-        will be then (the core's ``after_silence``)."""
+        will be then (the core's ``after_silence``). None when silence would end the hand or
+        the game: the simulation has then dealt the next hand from the game's generator, and
+        nothing of that deal (a seat's cards, the upcard) may be shown as a move or a hint
+        before the real deal; nobody in this hand decides after such a window."""
         g = self.game
         if g is None or g.phase is not Phase.CALL:
             return None
         if self._window_cache is None or self._window_cache[0] != self.version:
             self._window_cache = (self.version, after_silence(g))
         sim = self._window_cache[1]
+        if sim.over or sim.hand_index != g.hand_index:
+            return None
         who = sim.to_act()
         return (who[0], sim) if who else None
 
