@@ -998,6 +998,28 @@ async def test_a_table_that_cannot_be_rebuilt_logs_no_unretrieved_error(
 
 
 # ---- found by an audit of the table's messages -------------------------------------------------
+async def test_a_second_hello_lets_the_old_seat_go_as_a_closed_socket_does(
+        sqlite_url: str) -> None:
+    async with serve(sqlite_url, grace=0.2) as srv:
+        t = await srv.create(human_seats(1, 2))
+        tid, token = t["table"]["id"], t["token"]
+        ann = await srv.client(tid, token)
+        assert (await ann.until(lambda m: m["type"] == "welcome"))["seat"] == 0
+        r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": token})
+        assert r.status_code == 200
+        await ann.until(lambda m: m["type"] == "sync" and m["view"])
+        # the same socket now watches: seat 0 has nobody, so its grace runs and the basic bot
+        # covers it, and the table goes on (a seat left uncovered would stall it for good)
+        await ann.send({"type": "hello", "token": None, "version": -1})
+        assert (await ann.until(lambda m: m["type"] == "welcome"))["seat"] is None
+        await ann.until(lambda m: m["type"] == "lobby"
+                        and m["table"]["seats"][0] == {**m["table"]["seats"][0],
+                                                       "connected": False, "covered": True},
+                        timeout=30)
+        await ann.until(lambda m: m["type"] == "update" and m["event"]["seat"] == 0, timeout=30)
+        await ann.close()
+
+
 async def test_a_person_cannot_take_a_bots_name(sqlite_url: str) -> None:
     async with serve(sqlite_url) as srv:
         tid, _ = await host_and_players(srv, 4, public=True)
@@ -1079,3 +1101,34 @@ async def test_a_call_window_that_ends_the_hand_shows_nothing_of_the_next_deal(
         assert dealt["view"]["phase"] != "call" and dealt["legal"]
         for c in (nx, dis):
             await c.close()
+
+
+async def test_a_repeated_hello_on_a_socket_costs_little(sqlite_url: str) -> None:
+    async with serve(sqlite_url) as srv:
+        tid, tokens = await host_and_players(srv, 3, "Bob")
+        bob = await srv.client(tid, tokens[1])
+        await bob.until(lambda m: m["type"] == "sync")
+        hello = json.dumps({"type": "hello", "token": tokens[1], "version": -1})
+        for _ in range(40):
+            await bob.send(hello)
+        # a message the table's owner answers after the hellos (a ping is answered at once)
+        await bob.send({"type": "hint"})
+        seen = len(bob.messages)
+        await bob.until(lambda m: m["type"] == "error" and m["code"] == "not_started")
+        # the socket already has the table: no second welcome, and one sync of this version
+        # for the 40 hellos that ask for the whole state again
+        assert [m["type"] for m in bob.messages[seen:-1]] == ["sync"]
+        # the table moves: a hello that names an older version catches up as always
+        assert (await srv.join(tid, "Cy")).status_code == 200
+        lobby = await bob.until(lambda m: m["type"] == "lobby")
+        await bob.send({"type": "hello", "token": tokens[1], "version": lobby["version"] - 1})
+        again = await bob.until(lambda m: m["type"] == "lobby")
+        assert again["version"] == lobby["version"]
+        # and one that names no version gets the whole state once for this version
+        for _ in range(3):
+            await bob.send(hello)
+        await bob.send({"type": "hint"})
+        seen = len(bob.messages)
+        await bob.until(lambda m: m["type"] == "error" and m["code"] == "not_started")
+        assert [m["type"] for m in bob.messages[seen:-1]] == ["sync"]
+        await bob.close()

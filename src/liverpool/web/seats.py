@@ -85,6 +85,7 @@ class Conn:
         self.seat: int | None = None
         self.hello = False  # the owner has seated (or refused) the client
         self.hello_sent = False  # the client has sent a well-formed hello
+        self.synced: int | None = None  # the version of the last sync a repeated hello got
         self.out: asyncio.Queue[str | None] = asyncio.Queue()
         self.queued_bytes = 0
         self.closed = False

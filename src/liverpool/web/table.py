@@ -187,8 +187,15 @@ class TableOwner(TablePlay):
             if seat is None:
                 conn.error("bad_token", "this token holds no seat at this table")
                 return
-        if conn.hello:
-            self._detach(conn)
+        if conn.hello and conn.seat == seat:
+            # the same socket, the same seat: it was sent every change since its first hello,
+            # so it gets no second welcome, and asking again for the whole state costs at most
+            # one sync a version
+            self._catch_up(conn, version, again=True)
+            return
+        left = None
+        if conn.hello and self._detach(conn):
+            left = conn.seat  # the socket sat elsewhere: that seat may have nobody now
         conn.seat, conn.hello = seat, True
         self.conns.add(conn)
         changed = False
@@ -207,20 +214,30 @@ class TableOwner(TablePlay):
         conn.send({"type": "welcome", "seat": seat, "table": self.summary(),
                    "join_secret": secret,
                    "share_url": None if seat is None else self.share_url(conn.link_base)})
+        conn.synced = None
         self._catch_up(conn, version)
         if any(self._announced()):
             conn.send(self._requests_msg(conn.seat))
-        if changed:
+        if left is not None:
+            await self._let_go(left)  # as a closed socket: its grace runs, everyone is told
+        elif changed:
             self._broadcast_lobby(skip=conn)
-            self._schedule()
+        if changed or left is not None:
+            await self._drive()
 
-    def _catch_up(self, conn: Conn, version: int) -> None:
+    def _catch_up(self, conn: Conn, version: int, again: bool = False) -> None:
+        """Send what the client missed since ``version``; ``again``: a repeated hello on the
+        same socket, answered with a sync at most once a version."""
         if version == self.version:
             return
         missed = [h for h in self.held if h.version > version]
         whole = (0 <= version < self.version and len(missed) == self.version - version
                  and not any(h.kind == "start" for h in missed))
         if not whole:
+            if again:
+                if conn.synced == self.version:
+                    return  # it was sent this version's state already
+                conn.synced = self.version
             conn.send(self._sync_msg(conn.seat))
             return
         last_action = max((i for i, h in enumerate(missed) if h.kind == "action"), default=-1)
@@ -252,14 +269,19 @@ class TableOwner(TablePlay):
             return
         conn.hello = False
         if self._detach(conn) and conn.seat is not None:
-            s = self.seats[conn.seat]
-            if self.status == "playing" and s.kind == "human":
-                self._start_grace(s)
-            self._broadcast_lobby()
-            # a pause ends when the people still here are all ready; one whose last person
-            # has gone runs out on its own clock (a reload comes back to the end-of-hand screen)
-            if self.paused and self._awaited_people() and not self._awaited():
-                await self.end_pause()
+            await self._let_go(conn.seat)
+
+    async def _let_go(self, seat: int) -> None:
+        """The last connection of ``seat`` has gone (closed, or said hello for another seat):
+        its grace time runs (then the basic bot covers it), and everyone is told."""
+        s = self.seats[seat]
+        if self.status == "playing" and s.kind == "human":
+            self._start_grace(s)
+        self._broadcast_lobby()
+        # a pause ends when the people still here are all ready; one whose last person
+        # has gone runs out on its own clock (a reload comes back to the end-of-hand screen)
+        if self.paused and self._awaited_people() and not self._awaited():
+            await self.end_pause()
 
     def _check_player(self, conn: Conn) -> int | None:
         """The seat a connection may act for, or None after sending the reason."""
