@@ -1103,6 +1103,28 @@ async def test_a_call_window_that_ends_the_hand_shows_nothing_of_the_next_deal(
             await c.close()
 
 
+async def test_errors_quote_a_clients_text_only_in_part(sqlite_url: str) -> None:
+    async with serve(sqlite_url) as srv:
+        tid, tokens = await host_and_players(srv, 3, "Bob", "Cy")
+        r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": tokens[0]})
+        assert r.status_code == 200
+        bob = await srv.client(tid, tokens[1])
+        sync = await bob.until(lambda m: m["type"] == "sync")
+        long = "x" * 60_000
+        async with unchanged(srv, tid):
+            for msg in ({"type": long},
+                        {"type": "action", "version": sync["version"],
+                         "action": {"type": "draw", long: 1}},
+                        {"type": "action", "version": sync["version"],
+                         "action": {"type": "discard", "card": long}},
+                        {"type": "action", "version": sync["version"],
+                         "action": {"type": long}}):
+                await bob.send(msg)
+                err = await bob.until(lambda m: m["type"] == "error")
+                assert err["code"] == "bad_message" and len(bob.raw[-1]) < 400, bob.raw[-1][:500]
+        await bob.close()
+
+
 async def test_a_repeated_hello_on_a_socket_costs_little(sqlite_url: str) -> None:
     async with serve(sqlite_url) as srv:
         tid, tokens = await host_and_players(srv, 3, "Bob")

@@ -168,7 +168,7 @@ class Guard:
                  ) -> tuple[int, str, str, list[tuple[bytes, bytes]]] | None:
         if not self.origins.host_ok(host) and not (
                 scope.get("path") in PROBE_PATHS and ip_host(host)):
-            return 400, "bad_host", f"this server does not answer for the host {host!r}", []
+            return 400, "bad_host", f"this server does not answer for the host {host[:80]!r}", []
         method = scope.get("method", "GET")
         origin = headers.get("origin")
         if origin is not None and (scope["type"] == "websocket" or method in WRITE_METHODS) \

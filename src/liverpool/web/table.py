@@ -313,7 +313,7 @@ class TableOwner(TablePlay):
         try:
             a = Action.from_json(obj)
         except ActionFormatError as e:
-            conn.error("bad_message", f"not an action: {e}")
+            conn.error("bad_message", f"not an action: {str(e)[:200]}")
             return
         if a.player != seat:
             conn.error("bad_token", f"your token is for seat {seat}, not seat {a.player}")
@@ -477,4 +477,4 @@ def handle(conn: Conn, owner: TableOwner, text: str) -> None:
     elif kind == "ready":
         owner.post(owner.on_ready, conn)
     else:
-        conn.error("bad_message", f"unknown message type {kind!r}")
+        conn.error("bad_message", f"unknown message type {kind[:40]!r}")
