@@ -39,10 +39,10 @@ from liverpool.bots.basic import BasicBot
 from liverpool.bots.expert import ExpertBot
 from liverpool.engine import Game, Phase
 from liverpool.outofturn import after_silence
-from liverpool.rules import RuleSet
+from liverpool.rules import PRESET_NAMES, RuleSet
 from liverpool.web import seats as seats_mod
 from liverpool.web.guard import Origins
-from liverpool.web.limits import Limits
+from liverpool.web.limits import Limits, check_web_rules
 from liverpool.web.seats import hash_token
 from liverpool.web.store import StoredEvent, StoredTable
 from liverpool.web.table import TableOwner
@@ -291,6 +291,58 @@ async def test_rule_options_are_bounded_before_any_game_is_built(
         assert built == []
 
 
+# rule sets whose legal-move listing (on the event loop) costs seconds: the cards dealt, the
+# penalty cards of a buy, the melds of a contract, the wilds of a deck, sets of two and joker
+# swaps before going down, each beyond what the presets use
+SIX_MELDS = [{"sets": 3, "runs": 3}] * 12
+COSTLY_RULES = [
+    ({"decks": [[3, 4], [8, 4]], "jokers_per_deck": 4, "deal_sizes": [20] * 12,
+      "contracts": SIX_MELDS, "penalty_cards": 5},
+     {"deal_sizes", "contracts", "penalty_cards"}),  # the audit's table (with seven bots)
+    ({"deal_sizes": [13] * 7}, {"deal_sizes"}),
+    ({"penalty_cards": 2}, {"penalty_cards"}),
+    ({"contracts": [{"sets": 2, "runs": 2}] * 7}, {"contracts"}),
+    ({"contracts": [{"sets": 4, "runs": 0}] * 7}, {"contracts"}),
+    ({"deuces_wild": True, "jokers_per_deck": 3}, {"jokers_per_deck"}),
+    ({"min_set": 2}, {"min_set"}),
+    ({"swap_at_go_down": 2}, {"swap_at_go_down"}),
+]
+
+
+async def test_rules_whose_legal_listing_is_costly_are_refused(
+        sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[Any] = []
+    monkeypatch.setattr(TableOwner, "check_config", staticmethod(built.append))
+    seats = [{"kind": "human"}] + [{"kind": "bot", "level": "random"}] * 7
+    async with serve(sqlite_url) as srv, unchanged(srv):
+        for overrides, knobs in COSTLY_RULES:
+            r = await post_json(srv, "/api/tables", {"nickname": "Ann", "seats": seats,
+                                                     "overrides": overrides})
+            body = refused(r, 400, "bad_rules")
+            knob = body["field"].removeprefix("overrides.")
+            assert knob in knobs and body["message"].startswith(f"{knob}:"), (overrides, body)
+        assert built == []
+
+
+async def test_every_preset_and_the_tests_rules_are_accepted(sqlite_url: str) -> None:
+    """The bounds on costly rules leave every preset and the variants the tests play."""
+    for name in PRESET_NAMES:
+        check_web_rules(RuleSet.preset(name), Limits())
+    variants = [{"hands": [1]}, {"hands": [1, 2], "max_buys": 2}, {"max_buys": 5},
+                {"buy_priority": "first_call"}, {"hands": [1, 2], "turn_limit": 2},
+                {"penalty_cards": 0}, {"deal_sizes": [12] * 7}]
+    tables = [(name, overrides) for name in PRESET_NAMES for overrides in [{}, *variants]]
+    tables += [("standard", {"decks": 4, "jokers_per_deck": 4, "deal_sizes": [12] * 7}),
+               ("arena", {"swap_at_go_down": 1, "jokers_per_deck": 4}),
+               ("house", {"swap_at_go_down": 1, "max_buys": 2})]
+    async with serve(sqlite_url) as srv:
+        for name, overrides in tables:
+            r = await srv.http.post("/api/tables", json={
+                "nickname": "Ann", "seats": human_seats(8), "rules": name,
+                "overrides": overrides})
+            assert r.status_code == 201, (name, overrides, r.text)
+
+
 async def test_a_game_is_built_off_the_event_loop(sqlite_url: str,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """While a (large but allowed) game is being built for a new table, the server answers
@@ -308,7 +360,7 @@ async def test_a_game_is_built_off_the_event_loop(sqlite_url: str,
     async with serve(sqlite_url) as srv:
         create = asyncio.create_task(srv.http.post("/api/tables", json={
             "nickname": "Ann", "seats": human_seats(8),
-            "overrides": {"decks": 4, "jokers_per_deck": 4, "deal_sizes": [20] * 7}}))
+            "overrides": {"decks": 4, "jokers_per_deck": 4, "deal_sizes": [12] * 7}}))
         await until(building.is_set, "the game being built")
         r = await srv.http.get("/api/config")
         assert r.status_code == 200

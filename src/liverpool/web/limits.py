@@ -334,9 +334,24 @@ def builtin_bot(level: str, limits: Limits) -> Bot | None:
 
 
 # ---- rule options -------------------------------------------------------------------------------
+# what drives the cost of listing a seat's legal actions (check_web_rules), at the presets' most
+MAX_DEAL = 12  # cards dealt to a seat in one hand
+MAX_PENALTY = 1  # penalty cards taken with each buy
+MAX_MELDS = 3  # melds one contract asks for
+WILDS_PER_DECK = 6  # jokers, and the four 2s where deuces are wild
+MAX_SWAPS_AT_GO_DOWN = 1  # jokers swapped just before going down
+
+
 def check_web_rules(rules: RuleSet, limits: Limits) -> None:
     """The bounds a web table keeps on every rule option that costs memory or CPU (400
-    ``bad_rules`` naming the option)."""
+    ``bad_rules`` naming the option).
+
+    Listing a seat's legal actions runs on the event loop, and its cost grows fast with the
+    cards in hand (dealt, then bought with their penalty cards), the melds a contract asks
+    for, the wilds in the pack, sets of two and joker swaps before going down (each possible
+    swap is solved as a go-down of its own). Those are held to what the presets use, where
+    the slowest listing of long random games stays in the tens of milliseconds; any of them
+    above it made that several to hundreds of times slower (one listing of 17 s was seen)."""
     def need(ok: bool, knob: str, bound: str) -> None:
         if not ok:
             raise ApiError(400, "bad_rules", f"{knob}: on this server {bound}",
@@ -344,17 +359,23 @@ def check_web_rules(rules: RuleSet, limits: Limits) -> None:
 
     need(all(1 <= d <= 4 for _, d in rules.decks), "decks", "1..4 decks")
     need(0 <= rules.jokers_per_deck <= 4, "jokers_per_deck", "0..4")
-    need(len(rules.deal_sizes) <= 12 and all(1 <= d <= 20 for d in rules.deal_sizes),
-         "deal_sizes", "each deal is 1..20 cards, at most 12 deals")
-    need(len(rules.contracts) <= 12 and all(c.sets + c.runs <= 6 for c in rules.contracts),
-         "contracts", "at most 12 contracts of at most 6 melds each")
+    need(rules.jokers_per_deck + (4 if rules.deuces_wild else 0) <= WILDS_PER_DECK,
+         "jokers_per_deck", f"at most {WILDS_PER_DECK} wilds a deck (the jokers, and the 2s "
+                            f"when deuces_wild)")
+    need(len(rules.deal_sizes) <= 12 and all(1 <= d <= MAX_DEAL for d in rules.deal_sizes),
+         "deal_sizes", f"each deal is 1..{MAX_DEAL} cards, at most 12 deals")
+    need(len(rules.contracts) <= 12 and all(c.sets + c.runs <= MAX_MELDS
+                                            for c in rules.contracts),
+         "contracts", f"at most 12 contracts of at most {MAX_MELDS} melds each")
+    need(rules.min_set >= 3, "min_set", "3 or more")
     need(rules.hands is None or len(rules.hands) <= 24, "hands", "at most 24 hands")
-    need(rules.penalty_cards <= 5, "penalty_cards", "0..5")
+    need(rules.penalty_cards <= MAX_PENALTY, "penalty_cards", f"0..{MAX_PENALTY}")
     need(rules.max_buys is None or rules.max_buys <= 50, "max_buys", "null or 0..50")
     need(rules.stock_reshuffles <= 10, "stock_reshuffles", "0..10")
     need(rules.turn_limit <= 500, "turn_limit", "1..500")
     need(rules.own_max_hands <= 30, "own_max_hands", "1..30")
-    need(rules.swap_at_go_down <= 4, "swap_at_go_down", "0..4")
+    need(rules.swap_at_go_down <= MAX_SWAPS_AT_GO_DOWN, "swap_at_go_down",
+         f"0..{MAX_SWAPS_AT_GO_DOWN}")
     need(all(p <= 1000 for p in rules.card_points), "card_points", "each 0..1000")
     need(rules.rummy_points <= 1000, "rummy_points", "0..1000")
     need(rules.cut_bonus <= 1000, "cut_bonus", "0..1000")
