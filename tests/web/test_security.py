@@ -539,22 +539,46 @@ async def test_joins_and_starts_are_rate_limited_per_address(sqlite_url: str) ->
 
 
 async def test_tables_waiting_to_start_are_capped(sqlite_url: str) -> None:
-    async with serve(sqlite_url, limits=relaxed(open_tables_per_client=2)) as srv:
-        first = await srv.create(human_seats(3), public=True)
-        await srv.create(human_seats(3), public=True)
+    async with serve(sqlite_url, limits=relaxed(open_tables=2)) as srv:
         body = {"nickname": "Ann", "seats": human_seats(3), "public": True}
-        async with unchanged(srv):
-            refused(await srv.http.post("/api/tables", json=body), 429, "too_many_tables")
-        r = await srv.http.post(f"/api/tables/{first['table']['id']}/start",
-                                json={"token": first["token"]})
-        assert r.status_code == 200
-        assert (await srv.http.post("/api/tables", json=body)).status_code == 201
-    # a new database: the tables above would be resumed
-    async with serve(sqlite_url + "-2", limits=relaxed(open_tables=2)) as srv:
         await srv.create(human_seats(3))
         await srv.create(human_seats(3))
         async with unchanged(srv):
             refused(await srv.http.post("/api/tables", json=body), 503, "busy")
+
+
+async def test_started_tables_count_against_their_creators_cap(sqlite_url: str) -> None:
+    """A table counts against its creator's cap until its game ends: starting it (with bots in
+    every other seat) frees no place."""
+    async with serve(sqlite_url, limits=relaxed(open_tables_per_client=2)) as srv:
+        body = {"nickname": "Ann", "seats": human_seats(3), "public": True}
+        first = await srv.create(human_seats(1, 2), overrides={"hands": [1]},
+                                 turn_timer=0.01)
+        await srv.create(human_seats(3))
+        async with unchanged(srv):
+            refused(await srv.http.post("/api/tables", json=body), 429, "too_many_tables")
+        tid = first["table"]["id"]
+        r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": first["token"]})
+        assert r.status_code == 200, r.text
+        async with unchanged(srv):
+            refused(await srv.http.post("/api/tables", json=body), 429, "too_many_tables")
+        owner = srv.app.state.registry.owners[tid]
+        await until(lambda: owner.status == "over", "the end of the game", 300)
+        assert (await srv.http.post("/api/tables", json=body)).status_code == 201
+
+
+async def test_tables_in_play_are_capped(sqlite_url: str) -> None:
+    async with serve(sqlite_url, limits=relaxed(playing_tables=1)) as srv:
+        first, second = await srv.create(human_seats(3)), await srv.create(human_seats(3))
+        r = await srv.http.post(f"/api/tables/{first['table']['id']}/start",
+                                json={"token": first["token"]})
+        assert r.status_code == 200, r.text
+        tid = second["table"]["id"]
+        async with unchanged(srv, tid):
+            body = refused(await srv.http.post(f"/api/tables/{tid}/start",
+                                               json={"token": second["token"]}), 503, "busy")
+            assert "in play" in body["message"]
+        assert srv.app.state.registry.owners[tid].status == "open"
 
 
 async def test_websocket_messages_are_rate_limited(sqlite_url: str) -> None:

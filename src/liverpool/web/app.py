@@ -79,6 +79,7 @@ class Registry:
         self.owners: dict[str, TableOwner] = {}
         self.sockets: dict[str, int] = {}  # open websockets per client address
         self.broken: set[str] = set()  # tables that could not be rebuilt (not tried again)
+        self._starting = 0  # starts asked of this server's tables and not yet done
         self._stopping: set[asyncio.Task[None]] = set()
         self._loading: dict[str, asyncio.Future[TableOwner | None]] = {}
         # finished games' replays, encoded (plain, gzip), most recently asked last
@@ -265,8 +266,7 @@ class Registry:
             return await self.serve_op(owner, op, args)
         raise ApiError(503, "busy", "this table is changing servers; try again")
 
-    @staticmethod
-    async def serve_op(owner: TableOwner, op: str, args: dict[str, Any]) -> Any:
+    async def serve_op(self, owner: TableOwner, op: str, args: dict[str, Any]) -> Any:
         """A lobby request carried out by the table's owner (here, for a client of this
         server or of another one)."""
         if op == "summary":
@@ -276,7 +276,14 @@ class Registry:
         if op == "join":
             return await owner.call(owner.join, args["nickname"], args.get("secret"))
         if op == "start":
-            return await owner.call(owner.start_game, args["token"])
+            if owner.status == "open" and self.playing_tables() >= self.limits.playing_tables:
+                raise ApiError(503, "busy", f"the server has {self.limits.playing_tables} "
+                                            f"games in play, its most; try again later")
+            self._starting += 1  # counted until it has started (or was refused)
+            try:
+                return await owner.call(owner.start_game, args["token"])
+            finally:
+                self._starting -= 1
         if op == "remove":
             return await owner.call(owner.remove, args["token"], int(args["seat"]))
         raise ApiError(400, "bad_request", f"unknown request {op[:40]!r}")
@@ -317,8 +324,16 @@ class Registry:
                 return table_id
 
     def open_tables(self, client: str | None = None) -> int:
-        return sum(1 for o in self.owners.values() if o.status == "open"
-                   and (client is None or o.creator == client))
+        """Tables waiting to start (of ``client``: the tables it created and that are not
+        finished, waiting or playing: a started table costs more than a waiting one)."""
+        if client is None:
+            return sum(1 for o in self.owners.values() if o.status == "open")
+        return sum(1 for o in self.owners.values() if o.status in ("open", "playing")
+                   and o.creator == client)
+
+    def playing_tables(self) -> int:
+        """Tables in play here, with the starts under way."""
+        return self._starting + sum(1 for o in self.owners.values() if o.status == "playing")
 
     async def sweep(self) -> None:
         """Close the tables nobody started in time (they leave the lobby and memory)."""
@@ -609,7 +624,8 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         rates.check("create", client)
         if registry.open_tables(client) >= lim.open_tables_per_client:
             raise ApiError(429, "too_many_tables", f"at most {lim.open_tables_per_client} "
-                           f"tables waiting to start from one address; start or leave one")
+                           f"tables waiting to start or playing from one address; wait for "
+                           f"a game to end")
         if registry.open_tables() >= lim.open_tables:
             raise ApiError(503, "busy", "the server has too many tables waiting to start; "
                                         "try again later")

@@ -72,7 +72,8 @@ class Limits:
     start_rate: str = "20/minute"
     replay_rate: str = "30/minute"
     open_tables: int = 500
-    open_tables_per_client: int = 5
+    open_tables_per_client: int = 5  # open or playing: every table not finished counts
+    playing_tables: int = 100
     open_table_ttl: float = 3600.0
     lobby_page: int = 20
     # text
