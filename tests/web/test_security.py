@@ -41,7 +41,7 @@ from liverpool.engine import Game, Phase
 from liverpool.outofturn import after_silence
 from liverpool.rules import PRESET_NAMES, RuleSet
 from liverpool.web import seats as seats_mod
-from liverpool.web.guard import Origins
+from liverpool.web.guard import Origins, client_of
 from liverpool.web.limits import Limits, check_web_rules
 from liverpool.web.seats import hash_token
 from liverpool.web.store import StoredEvent, StoredTable
@@ -579,6 +579,45 @@ async def test_tables_in_play_are_capped(sqlite_url: str) -> None:
                                                json={"token": second["token"]}), 503, "busy")
             assert "in play" in body["message"]
         assert srv.app.state.registry.owners[tid].status == "open"
+
+
+def test_a_client_is_its_ipv4_address_or_its_ipv6_64() -> None:
+    """Per-client limits count an IPv6 client by its /64 (a subscriber is commonly given a
+    whole /64 and could take a new address for every request), an IPv4-mapped address as
+    the IPv4 address."""
+    def key(host: str) -> str:
+        return client_of({"type": "http", "client": (host, 5000)})
+
+    assert key("203.0.113.9") == "203.0.113.9" != key("203.0.113.10")
+    assert key("2001:db8:1:2::1") == key("2001:DB8:1:2:ffff:ffff:ffff:ffff") \
+        == key("2001:db8:1:2::abcd") == "2001:db8:1:2::/64"
+    assert key("2001:db8:1:3::1") != key("2001:db8:1:2::1")
+    assert key("::ffff:198.51.100.7") == key("198.51.100.7") == "198.51.100.7"
+    assert key("fe80::1%eth0") == "fe80::/64"
+    assert client_of({"type": "http"}) == "unknown"
+
+
+async def test_ipv6_clients_behind_a_trusted_proxy_share_their_64s_limits(
+        sqlite_url: str) -> None:
+    """Through the proxy uvicorn trusts (127.0.0.1, which every test connects from), the
+    forwarded address decides the client: every address of one /64 shares its limits."""
+    async with serve(sqlite_url, limits=relaxed(create_rate="2/minute")) as srv:
+        body = {"nickname": "Ann", "seats": human_seats(3)}
+
+        async def create(address: str) -> Any:
+            return await srv.http.post("/api/tables", json=body,
+                                       headers={"x-forwarded-for": address})
+
+        for address in ("2001:db8:1:2::1", "2001:db8:1:2:ffff::9"):
+            assert (await create(address)).status_code == 201
+        async with unchanged(srv):
+            refused(await create("2001:db8:1:2::abcd"), 429, "rate_limited")
+            refused(await create("2001:db8:1:2:1:2:3:4"), 429, "rate_limited")
+        assert (await create("2001:db8:1:3::1")).status_code == 201  # another /64
+        assert (await create("198.51.100.7")).status_code == 201
+        assert (await create("198.51.100.7")).status_code == 201
+        async with unchanged(srv):
+            refused(await create("::ffff:198.51.100.7"), 429, "rate_limited")
 
 
 async def test_websocket_messages_are_rate_limited(sqlite_url: str) -> None:

@@ -117,8 +117,26 @@ def ip_host(host: str) -> bool:
 
 
 def client_of(scope: Scope) -> str:
+    """The client a request counts for in the per-client limits: its address (after a trusted
+    proxy's ``X-Forwarded-For``, which uvicorn puts in the scope), by ``client_key``."""
     client = scope.get("client")
-    return str(client[0]) if client else "unknown"
+    return client_key(str(client[0])) if client else "unknown"
+
+
+def client_key(address: str) -> str:
+    """An IPv4 address as it is; an IPv6 address by its /64 network, which one subscriber
+    is commonly given whole (counting each address would let it take a new one for every
+    request); an IPv4-mapped IPv6 address as the IPv4 address. Anything else (a Unix
+    socket's name) as it is."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((int(ip) >> 64 << 64, 64)))
+    return str(ip)
 
 
 def _headers(scope: Scope) -> dict[str, str]:
