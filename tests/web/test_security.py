@@ -1269,3 +1269,25 @@ async def test_a_repeated_hello_on_a_socket_costs_little(sqlite_url: str) -> Non
         await bob.until(lambda m: m["type"] == "error" and m["code"] == "not_started")
         assert [m["type"] for m in bob.messages[seen:-1]] == ["sync"]
         await bob.close()
+
+
+async def test_a_seats_legal_moves_are_listed_once_a_version(sqlite_url: str) -> None:
+    """Listing a big hand's moves can cost a good part of a second under wide rules: hellos
+    and hints at one version reuse the list, and a new version lists again."""
+    async with serve(sqlite_url) as srv:
+        t = await srv.create(human_seats(1, 2))
+        tid, token = t["table"]["id"], t["token"]
+        ann = await srv.client(tid, token)
+        await ann.until(lambda m: m["type"] == "welcome")
+        r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": token})
+        assert r.status_code == 200
+        await ann.until(lambda m: m["type"] == "sync" and m["view"])
+        owner = srv.app.state.registry.owners[tid]
+        # no await in between: the owner cannot move on
+        first = owner._legal_for(0)
+        assert owner._legal_for(0)[0] is first[0]  # the same list, not listed again
+        version = owner.version
+        owner.version += 1  # what every applied event does
+        assert owner._legal_for(0)[0] is not first[0]
+        owner.version = version
+        await ann.close()

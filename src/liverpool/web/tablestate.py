@@ -105,6 +105,9 @@ class TableState:
         self._pause_timer: asyncio.TimerHandle | None = None
         self._ready: set[int] = set()
         self._window_cache: tuple[int, Game] | None = None
+        # each seat's legal moves at one version: listing them can cost a good part of a second
+        # (a big hand under wide rules), and a hello or a hint must not make the loop pay again
+        self._legal_cache: tuple[int, dict[int, tuple[list[Action], Game | None]]] = (-2, {})
         self._public_cache: tuple[int, SeatView] | None = None
         self._public_text: tuple[int, str] | None = None
         # websockets holding this owner (counted from the moment they got it, before their
@@ -220,8 +223,21 @@ class TableState:
         return g.to_act()[0]
 
     def _legal_for(self, seat: int | None) -> tuple[list[Action], Game | None]:
+        """``seat``'s legal moves now and the game they apply to, worked out once a version."""
+        if seat is None:
+            return [], None
+        version, known = self._legal_cache
+        if version != self.version:
+            known = {}
+            self._legal_cache = (self.version, known)
+        got = known.get(seat)
+        if got is None:
+            got = known[seat] = self._list_legal(seat)
+        return got
+
+    def _list_legal(self, seat: int) -> tuple[list[Action], Game | None]:
         g = self.game
-        if g is None or seat is None or g.over:
+        if g is None or g.over:
             return [], None
         if g.phase is Phase.CALL:
             w = self._window()
