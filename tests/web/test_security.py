@@ -1056,15 +1056,21 @@ async def test_a_stored_level_that_cannot_be_shown_never_breaks_the_lobby(
         assert r.status_code == 200, r.text
 
 
+async def started_with_bob(srv: Served) -> tuple[str, Any, dict[str, Any]]:
+    """A started table of three people; Bob (seat 1) connected: the table's id, his client and
+    the sync he was sent."""
+    tid, tokens = await host_and_players(srv, 3, "Bob", "Cy")
+    r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": tokens[0]})
+    assert r.status_code == 200
+    bob = await srv.client(tid, tokens[1])
+    return tid, bob, await bob.until(lambda m: m["type"] == "sync")
+
+
 async def test_an_action_of_an_unhashable_type_is_refused(
         sqlite_url: str, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.ERROR, logger="liverpool.web")
     async with serve(sqlite_url) as srv:
-        tid, tokens = await host_and_players(srv, 3, "Bob", "Cy")
-        r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": tokens[0]})
-        assert r.status_code == 200
-        bob = await srv.client(tid, tokens[1])
-        sync = await bob.until(lambda m: m["type"] == "sync")
+        tid, bob, sync = await started_with_bob(srv)
         async with unchanged(srv, tid):
             for kind in ([], {}, ["draw"]):
                 await bob.send({"type": "action", "version": sync["version"],
@@ -1220,11 +1226,7 @@ async def test_a_call_window_that_ends_the_hand_shows_nothing_of_the_next_deal(
 
 async def test_errors_quote_a_clients_text_only_in_part(sqlite_url: str) -> None:
     async with serve(sqlite_url) as srv:
-        tid, tokens = await host_and_players(srv, 3, "Bob", "Cy")
-        r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": tokens[0]})
-        assert r.status_code == 200
-        bob = await srv.client(tid, tokens[1])
-        sync = await bob.until(lambda m: m["type"] == "sync")
+        tid, bob, sync = await started_with_bob(srv)
         long = "x" * 60_000
         async with unchanged(srv, tid):
             for msg in ({"type": long},
@@ -1246,15 +1248,19 @@ async def test_a_repeated_hello_on_a_socket_costs_little(sqlite_url: str) -> Non
         bob = await srv.client(tid, tokens[1])
         await bob.until(lambda m: m["type"] == "sync")
         hello = json.dumps({"type": "hello", "token": tokens[1], "version": -1})
-        for _ in range(40):
-            await bob.send(hello)
-        # a message the table's owner answers after the hellos (a ping is answered at once)
-        await bob.send({"type": "hint"})
-        seen = len(bob.messages)
-        await bob.until(lambda m: m["type"] == "error" and m["code"] == "not_started")
+
+        async def answers_to_hellos(times: int) -> list[str]:
+            for _ in range(times):
+                await bob.send(hello)
+            # a message the table's owner answers after the hellos (a ping is answered at once)
+            await bob.send({"type": "hint"})
+            seen = len(bob.messages)
+            await bob.until(lambda m: m["type"] == "error" and m["code"] == "not_started")
+            return [m["type"] for m in bob.messages[seen:-1]]
+
         # the socket already has the table: no second welcome, and one sync of this version
         # for the 40 hellos that ask for the whole state again
-        assert [m["type"] for m in bob.messages[seen:-1]] == ["sync"]
+        assert await answers_to_hellos(40) == ["sync"]
         # the table moves: a hello that names an older version catches up as always
         assert (await srv.join(tid, "Cy")).status_code == 200
         lobby = await bob.until(lambda m: m["type"] == "lobby")
@@ -1262,12 +1268,7 @@ async def test_a_repeated_hello_on_a_socket_costs_little(sqlite_url: str) -> Non
         again = await bob.until(lambda m: m["type"] == "lobby")
         assert again["version"] == lobby["version"]
         # and one that names no version gets the whole state once for this version
-        for _ in range(3):
-            await bob.send(hello)
-        await bob.send({"type": "hint"})
-        seen = len(bob.messages)
-        await bob.until(lambda m: m["type"] == "error" and m["code"] == "not_started")
-        assert [m["type"] for m in bob.messages[seen:-1]] == ["sync"]
+        assert await answers_to_hellos(3) == ["sync"]
         await bob.close()
 
 
