@@ -22,11 +22,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from liverpool.actions import Action
-from liverpool.cards import JOKER, Card, card_str, cards_str, make_card
+from liverpool.cards import JOKER, Card, card_str, cards_str, make_card, parse_cards
 from liverpool.engine import Game, Phase
 from liverpool.melds import RUN, SET, meld_readings
 from liverpool.rules import PRESET_NAMES, Contract, RuleSet
-from liverpool.solver import GoDown, best_go_down, brute_force_go_down
+from liverpool.solver import GoDown, SearchBudget, best_go_down, brute_force_go_down
 
 # every preset's own rules; the in-game check plays with 4 decks so any hand drawn here exists
 RULES = {name: RuleSet.preset(name) for name in PRESET_NAMES}
@@ -385,3 +385,83 @@ def test_full_size_hands_match_oracle(preset: str, contract_no: int, hand: list[
     compare(hand, preset, contract_no, all_out)
     if within_pack(hand):
         check_in_game(hand, preset, contract_no, exhaustive=False)
+
+
+# ---- (c) a search budget ------------------------------------------------------------------
+# seven hearts twice over, four low hearts and two jokers: three runs in `standard`'s last
+# contract; proving the best one takes thousands of visits of a search state, finding one a few
+LONG_SEARCH = parse_cards("2H 4H 6H 7H 7H 8H 8H 9H 9H 10H 10H JH JH QH QH KH KH JK JK")
+
+
+def test_a_budget_stops_the_search_with_the_best_found_so_far() -> None:
+    rules = RULES["standard"]
+    contract = rules.contracts[6]
+    exact = best_go_down(LONG_SEARCH, contract, rules)
+    assert exact is not None and exact.key[:2] == (0, 0)
+    answers = {}
+    for visits in (1, 10, 100, 10**6):
+        budget = SearchBudget(visits)
+        answers[visits] = best_go_down(LONG_SEARCH, contract, rules, budget=budget)
+        if visits < 10**6:
+            assert budget.left == 0, visits  # used up: the search stopped
+        else:
+            assert 0 < budget.left < visits  # the whole search, paid for
+    assert answers[1] is None  # stopped at its first state, before any go-down
+    found = answers[10]
+    assert found is not None and found.key > exact.key  # a go-down, not yet the best
+    check_go_down(found, LONG_SEARCH, contract, rules, all_out=False)
+    assert answers[100] is not None and answers[100].key == exact.key
+    assert answers[10**6] == exact
+
+
+def test_searches_given_one_budget_share_it() -> None:
+    rules = RULES["standard"]
+    contract = rules.contracts[6]
+    budget = SearchBudget(10)
+    assert best_go_down(LONG_SEARCH, contract, rules, budget=budget) is not None
+    assert budget.left == 0
+    assert best_go_down(LONG_SEARCH, contract, rules, budget=budget) is None
+
+
+@pytest.mark.parametrize(("preset", "contract_no"), CASES)
+def test_any_budget_answers_a_go_down_or_none(preset: str, contract_no: int) -> None:
+    """Whatever the budget, an answer is a valid go-down of the hand, never better than the
+    exact one; a budget the search does not use up gives the exact answer."""
+    rules = RULES[preset]
+    contract = rules.contracts[contract_no - 1]
+    rng = random.Random(f"budget {preset} {contract_no}")
+    for _ in range(6):
+        hand = build_contract_hand(rng, rules, contract, rng.randint(0, 4), max_cards=16)
+        all_out = rng.random() < 0.3
+        exact = best_go_down(hand, contract, rules, all_out=all_out)
+        for visits in (1, 3, 10, 30, 100, 1000):
+            budget = SearchBudget(visits)
+            gd = best_go_down(hand, contract, rules, all_out=all_out, budget=budget)
+            if gd is not None:
+                check_go_down(gd, hand, contract, rules, all_out)
+                assert exact is not None and gd.key >= exact.key
+            if budget.left > 0:
+                assert gd == exact
+
+
+def test_a_listing_under_a_search_budget_shares_it() -> None:
+    """A game given a search budget lists the go-down its budgeted search finds; without one,
+    the exact best."""
+    g = game_holding("standard", 7, LONG_SEARCH)
+    rules, contract = g.rules, g.contract_for(1)
+    terms = {"all_out": rules.final_all_out, "empty_ok": rules.going_out != "discard"}
+    exact = best_go_down(LONG_SEARCH, contract, rules, **terms)
+    assert exact is not None
+
+    def listed() -> list[Action]:
+        return [a for a in g.legal_actions(1) if a.type == "go_down"]
+
+    assert [a.melds for a in listed()] == [tuple(m for _, m in exact.melds)]
+    g.search_budget = 1
+    assert listed() == []  # the search stopped at its first state
+    assert g.is_legal(Action("go_down", 1, melds=tuple(m for _, m in exact.melds)))
+    g.search_budget = 10
+    budgeted = best_go_down(LONG_SEARCH, contract, rules, budget=SearchBudget(10), **terms)
+    assert budgeted is not None
+    assert [a.melds for a in listed()] == [tuple(m for _, m in budgeted.melds)]
+    assert g.clone().search_budget == 10

@@ -12,6 +12,12 @@ depth-first search over "what is still in hand, how many melds are still owed". 
 first by span (their naturals fixed, interior naturals optionally left out for a set), then sets
 by rank; wilds beyond the required ones are counted as spare capacity and placed at the end.
 
+A search may be given a *budget* (visits of a search state; none by default): a hand grown far
+beyond a deal (a seat that buys every card offered, with many wilds) can have hundreds of
+thousands of states, seconds of search, and a server lists legal moves and checks actions with
+this search. Out of budget, the search stops where it is and answers with the best go-down
+found so far, or None if it has found none: never a go-down that is not one.
+
 ``brute_force_go_down`` is the exhaustive oracle the tests check this against.
 """
 
@@ -48,6 +54,16 @@ class GoDown:
         return (self.points_left, len(self.left), self.left)
 
 
+class SearchBudget:
+    """Visits of a search state that go-down searches may still make, shared by the searches
+    it is given to (a server's listing of one seat's legal actions runs several)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, visits: int) -> None:
+        self.left = visits
+
+
 @dataclass(slots=True)
 class _Spec:
     """A chosen meld before spare wilds are placed."""
@@ -61,7 +77,8 @@ class _Spec:
 class _Search:
     def __init__(self, rules: RuleSet, contract: Contract, all_out: bool,
                  keep_at_most: tuple[Card, int] | None, empty_ok: bool = True,
-                 banned: Card | None = None) -> None:
+                 banned: Card | None = None, visits: int = INF) -> None:
+        self.visits_left = visits
         self.empty_ok = empty_ok
         self.banned = banned
         self.rules = rules
@@ -98,6 +115,9 @@ class _Search:
 
     def solve(self, nats: tuple[Card, ...], wilds: tuple[Card, ...], runs: int, sets: int,
               spare: int) -> tuple[_Key | None, tuple[_Spec, ...], int]:
+        if self.visits_left <= 0:
+            return None, (), 0  # out of budget: no answer here (and none is remembered)
+        self.visits_left -= 1
         spare = min(spare, len(wilds))
         mkey = (nats, wilds, runs, sets, spare)
         hit = self.memo.get(mkey)
@@ -120,6 +140,8 @@ class _Search:
                                                sets - (0 if runs else 1), spare + spec.capacity)
                 if key is not None and (best is None or key < best):
                     best, best_specs, best_extra = key, (spec, *specs), extra
+                if self.visits_left <= 0:
+                    break  # out of budget: the best so far, without making the other children
         out = (best, best_specs, best_extra)
         self.memo[mkey] = out
         return out
@@ -345,8 +367,11 @@ def _split(hand: Iterable[Card], rules: RuleSet) -> tuple[tuple[Card, ...], tupl
 
 def best_go_down(hand: Sequence[Card], contract: Contract, rules: RuleSet, *,
                  all_out: bool = False, keep_at_most: tuple[Card, int] | None = None,
-                 empty_ok: bool = True, banned: Card | None = None) -> GoDown | None:
-    """The best way ``hand`` meets ``contract`` exactly, or None if it cannot.
+                 empty_ok: bool = True, banned: Card | None = None,
+                 budget: SearchBudget | None = None) -> GoDown | None:
+    """The best way ``hand`` meets ``contract`` exactly, or None if it cannot; with a
+    ``budget``, the best found within the visits it has left, which this search uses up
+    (module docstring).
 
     ``all_out``: every card must be melded. ``keep_at_most=(card, k)``: at most k copies of
     ``card`` may stay in hand (a wild swapped in at go-down must be used). Unless ``all_out``,
@@ -359,8 +384,11 @@ def best_go_down(hand: Sequence[Card], contract: Contract, rules: RuleSet, *,
     nats, wilds = _split(hand, rules)
     if not _may_be_feasible(hand, contract, rules):
         return None
-    search = _Search(rules, contract, all_out, keep_at_most, empty_ok, banned)
+    search = _Search(rules, contract, all_out, keep_at_most, empty_ok, banned,
+                     INF if budget is None else budget.left)
     key, specs, extra = search.solve(nats, wilds, contract.runs, contract.sets, 0)
+    if budget is not None:
+        budget.left = max(search.visits_left, 0)
     if key is None:
         return None
     used = Counter(hand)

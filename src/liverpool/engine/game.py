@@ -43,7 +43,8 @@ class Game(DrawRules):
     """One game: rules + players + seed (or deals) + the actions applied so far."""
 
     def __init__(self, rules: RuleSet, players: Sequence[str] | int, seed: int = 0,
-                 deals: Sequence[Sequence[Card]] | None = None, first_dealer: int = 0) -> None:
+                 deals: Sequence[Sequence[Card]] | None = None, first_dealer: int = 0,
+                 search_budget: int | None = None) -> None:
         if isinstance(players, int):
             rules.check_players(players)  # before making that many names
             names = [f"P{i}" for i in range(players)]
@@ -58,6 +59,7 @@ class Game(DrawRules):
         self.n = n
         self.seed = seed
         self.first_dealer = first_dealer
+        self.search_budget = search_budget
         self.pack = new_deck(rules.decks_for(n), rules.jokers_per_deck)
         self.deals = [list(d) for d in deals] if deals else []
         for i, d in enumerate(self.deals):
@@ -316,6 +318,7 @@ class Game(DrawRules):
         g.n = n
         g.seed = rng.getrandbits(32)
         g.first_dealer = 0
+        g.search_budget = None  # a seat's own imagined game: exact
         g.pack = new_deck(rules.decks_for(n), rules.jokers_per_deck)
         g.deals = []
         g.rng = random.Random(g.seed)

@@ -33,7 +33,7 @@ from ..melds import (
     without,
 )
 from ..rules import Contract, RuleSet
-from ..solver import GoDown, best_go_down
+from ..solver import GoDown, SearchBudget, best_go_down
 from .calls import CallRules
 from .state import IllegalActionError, Phase
 
@@ -55,17 +55,17 @@ class PlayRules(CallRules):
             return None
         return self._best_go_down(seat)
 
-    def _best_go_down(self, seat: int) -> GoDown | None:
+    def _best_go_down(self, seat: int, budget: SearchBudget | None = None) -> GoDown | None:
         if self.gd_swaps:
             w = self.gd_swaps[0]
             keep = (w, self.hands[seat].count(w) - self.gd_swaps.count(w))
             return best_go_down(self.hands[seat], self.contract_for(seat), self.rules,
                                 all_out=self._all_out(seat), keep_at_most=keep,
-                                **self._finish_terms())
-        return self._go_down_playing(seat, self.hands[seat], self.must_play)
+                                **self._finish_terms(budget))
+        return self._go_down_playing(seat, self.hands[seat], self.must_play, budget)
 
-    def _go_down_playing(self, seat: int, hand: list[Card], owed: list[Card]
-                         ) -> GoDown | None:
+    def _go_down_playing(self, seat: int, hand: list[Card], owed: list[Card],
+                         budget: SearchBudget | None = None) -> GoDown | None:
         """The best go-down from ``hand`` that melds every wild ``owed`` to the table: a player
         who is not down can play such a wild (swapped with ``swap_needs_down`` off) only so.
         The owed wilds are all jokers: ``check()`` refuses the rules that could owe a 2 here."""
@@ -75,13 +75,16 @@ class PlayRules(CallRules):
             keep = (w, hand.count(w) - owed.count(w))
         return best_go_down(hand, self.contract_for(seat), self.rules,
                             all_out=self._all_out(seat), keep_at_most=keep,
-                            **self._finish_terms())
+                            **self._finish_terms(budget))
 
-    def _finish_terms(self) -> dict[str, Any]:
-        """How a go-down must leave the hand so that the turn can still end."""
+    def _finish_terms(self, budget: SearchBudget | None = None) -> dict[str, Any]:
+        """How a go-down must leave the hand so that the turn can still end, and the search's
+        budget: ``budget`` (a listing's, shared), else the game's for this search alone."""
         r = self.rules
         return {"empty_ok": r.going_out != "discard",
-                "banned": self.taken if r.no_discard_of_taken_card else None}
+                "banned": self.taken if r.no_discard_of_taken_card else None,
+                "budget": budget if budget is not None
+                else None if self.search_budget is None else SearchBudget(self.search_budget)}
 
     def _all_out(self, seat: int) -> bool:
         return self.rules.final_all_out and self.contract_no(seat) == 7
@@ -236,7 +239,7 @@ class PlayRules(CallRules):
         if not rest:
             self._hand_emptied(p)
 
-    def _check_swap(self, a: Action) -> _SwapPlan:
+    def _check_swap(self, a: Action, budget: SearchBudget | None = None) -> _SwapPlan:
         p = a.player
         r = self.rules
         card = self._require_card(p, a.card)
@@ -277,7 +280,7 @@ class PlayRules(CallRules):
         if at_go_down:
             keep = (wild, self.hands[p].count(wild) - self.gd_swaps.count(wild))
             if best_go_down(rest, self.contract_for(p), r, all_out=self._all_out(p),
-                            keep_at_most=keep, **self._finish_terms()) is None:
+                            keep_at_most=keep, **self._finish_terms(budget)) is None:
                 raise IllegalActionError(f"with that swap you could not go down using the "
                                          f"{card_str(wild)}")
         else:
@@ -286,7 +289,7 @@ class PlayRules(CallRules):
             if must and not self.down[p]:
                 # not down (swap_needs_down off): the wild is played by melding it in this
                 # turn's go-down, so that go-down must exist
-                if self._go_down_playing(p, rest, must) is None:
+                if self._go_down_playing(p, rest, must, budget) is None:
                     raise IllegalActionError(
                         f"with that swap you could not go down using the {card_str(wild)}, and "
                         f"you must play it this turn")
@@ -408,7 +411,7 @@ class PlayRules(CallRules):
             return
         self._open_window(p, card)
 
-    def _check_play(self, a: Action) -> object:
+    def _check_play(self, a: Action, budget: SearchBudget | None = None) -> object:
         """The check of a play (lay-off, swap, borrow, go-down, discard): its plan."""
         kind = a.type
         if kind == "discard":
@@ -417,7 +420,7 @@ class PlayRules(CallRules):
         if kind == "lay_off":
             return self._check_lay_off(a)
         if kind == "swap_joker":
-            return self._check_swap(a)
+            return self._check_swap(a, budget)
         if kind == "borrow":
             return self._check_borrow(a)
         return self._check_go_down(a)
@@ -426,13 +429,17 @@ class PlayRules(CallRules):
         return any(layoff_ends(m, c, self.rules) for m in self.melds for c in self.hands[p])
 
     def _legal_play(self, p: int, full: bool) -> Iterator[Action]:
+        """The listing of a seat's plays. Under a search budget its go-down searches (the best
+        go-down's and every swap check's) share one budget: the listing's cost is bounded, not
+        each search's."""
+        budget = None if self.search_budget is None else SearchBudget(self.search_budget)
         hand = self.hands[p]
         distinct = sorted(set(hand))
         if self.phase is Phase.PLAY and not self.down[p] and not self.floating[p]:
             if full:
                 yield from self._iter_go_downs(p)
             else:
-                gd = self._best_go_down(p)
+                gd = self._best_go_down(p, budget)
                 if gd is not None:
                     yield Action("go_down", p, melds=tuple(m for _, m in gd.melds))
             if self.gd_swaps:
@@ -488,7 +495,7 @@ class PlayRules(CallRules):
             candidates.extend(self._borrow_candidates(p, full))
         for a in candidates:
             try:
-                self._check_play(a)  # the seat is known to be acting
+                self._check_play(a, budget)  # the seat is known to be acting
             except IllegalActionError:
                 continue
             yield a

@@ -104,6 +104,9 @@ class GameState:
     pack: list[Card] = field(metadata=declared(SHARED, HIDDEN, FIXED))
     # decks a record gives, in order
     deals: list[list[Card]] = field(metadata=declared(SHARED, HIDDEN, FIXED))
+    # visits of a search state the go-down searches of one check or one listing may make
+    # (solver), None: no limit; a server's bound on CPU
+    search_budget: int | None = field(metadata=declared(SHARED, HIDDEN, FIXED))
     # ---- kept across hands
     rng: random.Random = field(metadata=declared(RNG, HIDDEN, GAME))
     actions: list[Action] = field(metadata=declared(LIST, HIDDEN, GAME))
