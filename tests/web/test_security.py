@@ -324,6 +324,26 @@ async def test_rules_whose_legal_listing_is_costly_are_refused(
         assert built == []
 
 
+async def test_a_tables_go_down_searches_are_bounded(sqlite_url: str) -> None:
+    """A seat that bought every card offered grew a hand of 40-50 cards, and one listing of its
+    legal moves (a go-down search of up to 200,000 states) cost seconds of the server's loop,
+    at every table version. A table's game searches within the server's ``search_budget``
+    (solver.SearchBudget: the best go-down found within it); a budget too small for hands of
+    play is refused at start-up."""
+    async with serve(sqlite_url, limits=relaxed(search_budget=1234)) as srv:
+        t = await srv.create(human_seats(1, 2), overrides={"hands": [1]}, turn_timer=0.01)
+        tid = t["table"]["id"]
+        r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": t["token"]})
+        assert r.status_code == 200, r.text
+        owner = srv.app.state.registry.owners[tid]
+        assert owner.game is not None and owner.game.search_budget == 1234
+        assert owner.game.clone().search_budget == 1234
+    assert Limits().search_budget == 20_000
+    assert Limits.from_env({"LIVERPOOL_LIMIT_SEARCH_BUDGET": "5000"}).search_budget == 5000
+    with pytest.raises(ValueError, match="search_budget"):
+        Limits.from_env({"LIVERPOOL_LIMIT_SEARCH_BUDGET": "999"})
+
+
 async def test_every_preset_and_the_tests_rules_are_accepted(sqlite_url: str) -> None:
     """The bounds on costly rules leave every preset and the variants the tests play."""
     for name in PRESET_NAMES:

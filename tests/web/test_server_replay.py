@@ -10,10 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from liverpool.actions import Action
 from liverpool.cards import card_str, parse_card
-from liverpool.record import new_game_from_record
+from liverpool.engine import Game
+from liverpool.randomplay import random_game
+from liverpool.record import game_record, new_game_from_record
 from liverpool.rules import RuleSet
+from liverpool.web import replay as replay_module
+from liverpool.web.replay import replay_steps
 
 from .conftest import finished_table, serve
 
@@ -91,3 +97,20 @@ async def test_replay_is_computed_once_per_table(sqlite_url: str) -> None:
         assert again.json() == first.json()
         r = await srv.http.get("/api/tables/nosuchtable/replay")
         assert r.status_code == 404 and r.json()["error"] == "not_found"
+
+
+def test_a_replay_searches_within_the_servers_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Building a replay checks every action again: it searches go-downs within the budget
+    the table played with (a replay is asked by any client), with the same answers."""
+    rules = RuleSet.preset("standard", {"hands": [1]})
+    rec = game_record(random_game(rules, 3, seed=4))
+    games: list[Game] = []
+
+    def keep(record: Any) -> Game:
+        games.append(new_game_from_record(record))
+        return games[-1]
+
+    monkeypatch.setattr(replay_module, "new_game_from_record", keep)
+    budgeted = replay_steps(rec, 4321)
+    assert [g.search_budget for g in games] == [4321]
+    assert replay_steps(rec) == budgeted and games[-1].search_budget is None

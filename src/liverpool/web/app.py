@@ -102,7 +102,8 @@ class Registry:
             while len(self.replays) > REPLAYS_KEPT:
                 self.replays.popitem(last=False)
             try:
-                fut.set_result(await asyncio.to_thread(_encode_replay, owner.record()))
+                fut.set_result(await asyncio.to_thread(_encode_replay, owner.record(),
+                                                        self.settings.limits.search_budget))
             except Exception as e:
                 self.replays.pop(owner.id, None)
                 fut.set_exception(e)
@@ -363,8 +364,9 @@ class Registry:
             await task
 
 
-def _encode_replay(record: dict[str, Any]) -> tuple[bytes, bytes]:
-    data = json.dumps(replay_steps(record), separators=(",", ":")).encode("utf-8")
+def _encode_replay(record: dict[str, Any], search_budget: int) -> tuple[bytes, bytes]:
+    data = json.dumps(replay_steps(record, search_budget),
+                      separators=(",", ":")).encode("utf-8")
     return data, gzip.compress(data, 6)
 
 

@@ -79,6 +79,9 @@ class Limits:
     # text
     nickname_max: int = 24
     # bots
+    # visits one go-down search may make (the solver): a hand grown by buying every card
+    # offered made one legal-move listing cost seconds of the server's loop
+    search_budget: int = 20_000
     expert_max_iterations: int = 32
     expert_max_ms: int = 2000
     bot_workers: int = 2
@@ -114,6 +117,9 @@ class Limits:
                                      f"\"10/minute\"") from None
             elif value < 0:
                 raise ValueError(f"limit {f.name}: must be 0 or more")
+        if self.search_budget < 1000:
+            raise ValueError("limit search_budget: at least 1000 (a go-down search of a hand "
+                             "of play makes up to thousands of visits)")
         if self.bot_workers < 1:
             raise ValueError("limit bot_workers: at least 1")
 

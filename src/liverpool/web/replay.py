@@ -74,11 +74,12 @@ def _hand_end_step(game: Game, event: str, seat: int) -> dict[str, Any]:
     }
 
 
-def replay_steps(record: dict[str, Any]) -> dict[str, Any]:
+def replay_steps(record: dict[str, Any], search_budget: int | None = None) -> dict[str, Any]:
     """Every step of a finished game's record: the deal of each hand, then each action.
     ``ValueError`` if the record does not replay (it was written by the same engine, so it
-    should)."""
+    should). ``search_budget``: the one the table played with (engine.state)."""
     game = new_game_from_record(record)
+    game.search_budget = search_budget
     steps = [_step(game, game.hand_number(), _deal_text(game), None, "deal")]
     for i, obj in enumerate(record.get("actions", [])):
         a = Action.from_json(obj)

@@ -82,7 +82,8 @@ class TablePlay(TableState):
         deals = [[parse_card(c) for c in deck] for deck in self.deals] if self.deals else None
         names = [bot_name(s.seat) if str(s.seat) in bots else s.name or f"Seat {s.seat + 1}"
                  for s in self.seats]
-        return Game(self.rules, names, seed=self.seed, deals=deals)
+        return Game(self.rules, names, seed=self.seed, deals=deals,
+                    search_budget=self.settings.limits.search_budget)
 
     def _make_bots(self, start_bots: dict[str, str]) -> dict[int, Bot]:
         """Every bot seat's bot at the start (``start_bots``: human seats the start gives to
