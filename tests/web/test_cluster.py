@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import signal
 import subprocess
@@ -20,6 +21,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from liverpool.web.leases import FencedError, LeaseStore, ServerIdInUse
+from liverpool.web.limits import SHARED_RETRY, ApiError, Limits, RateLimiter
 from liverpool.web.store import StoredEvent, StoredTable, StoreError
 
 from .conftest import Client, RedisServer, free_port, play_turns
@@ -30,14 +32,15 @@ HANDS = {"hands": [1, 2]}
 
 
 class Server:
-    def __init__(self, db: str, redis: str, name: str) -> None:
+    def __init__(self, db: str, redis: str, name: str,
+                 env_more: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.ws = self.base.replace("http", "ws")
         env = {**os.environ, "LIVERPOOL_BOT_THINK": "0.01", "LIVERPOOL_GRACE": "60",
                "LIVERPOOL_LIMIT_MESSAGE_RATE": "10000/second",
                "LIVERPOOL_BUY_WINDOW": "0", "LIVERPOOL_HAND_PAUSE": "0",
-               "LIVERPOOL_ALLOW_SEED": "1"}
+               "LIVERPOOL_ALLOW_SEED": "1", **(env_more or {})}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "liverpool.cli", "serve", "--port", str(self.port),
              "--db", db, "--redis", redis, "--server-id", name],
@@ -58,8 +61,9 @@ class Server:
 
 
 @contextlib.asynccontextmanager
-async def servers(db: str, redis: str, n: int) -> AsyncIterator[list[Server]]:
-    started = [Server(db, redis, f"s{i}") for i in range(n)]
+async def servers(db: str, redis: str, n: int, env_more: dict[str, str] | None = None
+                  ) -> AsyncIterator[list[Server]]:
+    started = [Server(db, redis, f"s{i}", env_more) for i in range(n)]
     try:
         for s in started:
             await _ready(s.proc, s.base)
@@ -625,3 +629,48 @@ async def test_a_relaying_server_refuses_what_the_owner_would(pg_url: str,
         again = await _client(b, tid, token)  # the table itself is unharmed
         assert (await again.recv())["type"] == "welcome"
         await again.close()
+
+
+async def test_a_client_gets_the_rates_of_one_server_from_all_of_them(
+        pg_url: str, redis_server: RedisServer) -> None:
+    """Per-address rates are counted in Redis by the servers of one service: a client that
+    spread its creates over two servers got twice the rate before."""
+    async with servers(pg_url, redis_server.url, 2,
+                       {"LIVERPOOL_LIMIT_CREATE_RATE": "3/minute"}) as (a, b):
+        for srv in (a, b, a):
+            await _table(srv, 3, 0)
+        for srv in (b, a):
+            async with httpx.AsyncClient(base_url=srv.base, timeout=20) as http:
+                r = await http.post("/api/tables", json={
+                    "nickname": "Ann", "seats": [{"kind": "human"}] * 3})
+            assert r.status_code == 429, r.text
+            assert r.json()["error"] == "rate_limited" and "create" in r.json()["message"]
+            assert 1 <= int(r.headers["retry-after"]) <= 60
+
+
+async def test_shared_rates_fall_back_to_each_server_while_redis_is_away(
+        redis_server: RedisServer, caplog: pytest.LogCaptureFixture) -> None:
+    """Two servers' limiters on one Redis count together; with Redis stopped each counts alone
+    (as a server without Redis does: the service keeps answering, with per-server limits), and
+    once Redis is back (after ``SHARED_RETRY``) they count together again."""
+    clock = [1000.0]
+    lim = Limits(join_rate="2/minute")
+    a, b = (RateLimiter(lim, shared=redis_server.url, clock=lambda: clock[0])
+            for _ in range(2))
+    await a.check("join", "10.0.0.1")
+    await b.check("join", "10.0.0.1")
+    for limiter in (a, b):
+        with pytest.raises(ApiError) as refused:
+            await limiter.check("join", "10.0.0.1")
+        assert refused.value.status == 429 and refused.value.retry_after is not None
+    assert await a.allow("join", "10.0.0.2")  # another address has its own count
+    redis_server.stop()
+    with caplog.at_level(logging.WARNING, "liverpool.web"):
+        # alone, each server has its own two (counted in its memory)
+        assert [await a.allow("join", "10.0.0.3") for _ in range(3)] == [True, True, False]
+        assert [await b.allow("join", "10.0.0.3") for _ in range(3)] == [True, True, False]
+    assert sum("Redis cannot be reached" in r.getMessage() for r in caplog.records) == 2
+    redis_server.start()
+    clock[0] += SHARED_RETRY
+    assert await a.allow("join", "10.0.0.4") and await b.allow("join", "10.0.0.4")
+    assert not await a.allow("join", "10.0.0.4")

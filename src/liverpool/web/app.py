@@ -452,7 +452,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         raise ValueError("--redis needs a PostgreSQL database (--db postgresql://...): "
                          "servers share their tables through it")
     registry = Registry(the_store, settings, evict_after, redis_url)
-    rates = RateLimiter(lim)
+    rates = RateLimiter(lim, shared=redis_url)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -623,7 +623,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
             if body.get("deals") is not None:
                 config["deals"] = body["deals"]
         # the limits are counted last: a refused request costs the client nothing
-        rates.check("create", client)
+        await rates.check("create", client)
         if registry.open_tables(client) >= lim.open_tables_per_client:
             raise ApiError(429, "too_many_tables", f"at most {lim.open_tables_per_client} "
                            f"tables waiting to start or playing from one address; wait for "
@@ -674,7 +674,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         body = await _body(request, lim)
         nickname = clean_nickname(body.get("nickname"), lim.nickname_max)
         secret = secret_text(body.get("secret"))
-        rates.check("join", client_of(request.scope))
+        await rates.check("join", client_of(request.scope))
         result: dict[str, Any] = await registry.table_op(
             table_id, "join", {"nickname": nickname, "secret": secret})
         return result
@@ -685,7 +685,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         token = secret_text((await _body(request, lim)).get("token"))
         if token is None:
             raise ApiError(403, "bad_token", "the host's token is needed to start", "token")
-        rates.check("start", client_of(request.scope))
+        await rates.check("start", client_of(request.scope))
         result: dict[str, Any] = await registry.table_op(table_id, "start", {"token": token})
         return result
 
@@ -699,7 +699,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         seat = body.get("seat")
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 8:
             raise ApiError(400, "bad_request", "seat must be a seat number", "seat")
-        rates.check("start", client_of(request.scope))
+        await rates.check("start", client_of(request.scope))
         result: dict[str, Any] = await registry.table_op(table_id, "remove",
                                                          {"token": token, "seat": seat})
         return result
@@ -717,7 +717,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         if owner.status != "over":
             raise ApiError(403, "not_over", "the replay is shown once the game is over")
         if owner.id not in registry.replays:  # building one costs; a kept one does not
-            rates.check("replay", client_of(request.scope))
+            await rates.check("replay", client_of(request.scope))
         plain, packed = await registry.replay(owner)
         if "gzip" in request.headers.get("accept-encoding", ""):
             return Response(packed, media_type="application/json",

@@ -161,7 +161,7 @@ class Guard:
             return
         headers = _headers(scope)
         host = headers.get("host", "")
-        refusal = self._refusal(scope, headers, host)
+        refusal = await self._refusal(scope, headers, host)
         if refusal is not None:
             status, code, message, extra = refusal
             if kind == "websocket":
@@ -182,7 +182,7 @@ class Guard:
 
         await self.app(scope, receive, send_with_headers)
 
-    def _refusal(self, scope: Scope, headers: dict[str, str], host: str
+    async def _refusal(self, scope: Scope, headers: dict[str, str], host: str
                  ) -> tuple[int, str, str, list[tuple[bytes, bytes]]] | None:
         if not self.origins.host_ok(host) and not (
                 scope.get("path") in PROBE_PATHS and ip_host(host)):
@@ -194,7 +194,7 @@ class Guard:
             return 403, "bad_origin", "requests from another site's pages are refused", []
         path: str = scope.get("path", "")
         if scope["type"] == "http" and path.startswith("/api/") and \
-                not self.rates.hit("request", client_of(scope)):
+                not await self.rates.allow("request", client_of(scope)):
             return (429, "rate_limited", f"too many requests: at most "
                     f"{self.limits.request_rate} from one address", [(b"retry-after", b"60")])
         if scope["type"] == "http" and method in WRITE_METHODS:

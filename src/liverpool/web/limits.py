@@ -12,6 +12,7 @@ names the host configured).
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import re
 import time
@@ -22,6 +23,9 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from limits import RateLimitItem, parse
+from limits.aio.storage import RedisStorage as AsyncRedisStorage
+from limits.aio.strategies import MovingWindowRateLimiter as AsyncMovingWindow
+from limits.errors import StorageError
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 
@@ -146,6 +150,12 @@ def _parse_value(var: str, kind: Any, text: str) -> Any:
 # process; it is the hot path, one hit per message)
 LOCAL_RATES = ("message",)
 SWEEP_EVERY = 10.0  # seconds, at least, between two sweeps of idle keys
+# rates shared by the servers of one service, in Redis: how long one call to Redis may take,
+# and how long a server counts alone after Redis could not be reached
+SHARED_TIMEOUT = 0.5
+SHARED_RETRY = 5.0
+SHARED_ERRORS = (StorageError, OSError, TimeoutError)
+log = logging.getLogger("liverpool.web")
 
 
 class MovingWindows:
@@ -195,14 +205,28 @@ class MovingWindows:
 
 
 class RateLimiter:
-    """Moving-window counters per (what, client), in memory: the ``limits`` library's, and
-    for what one connection sends (``LOCAL_RATES``), ``MovingWindows``."""
+    """Moving-window counters per (what, client): the ``limits`` library's, and for what one
+    connection sends (``LOCAL_RATES``), ``MovingWindows``. Alone, a server counts in its own
+    memory. With ``shared`` (the Redis URL of the servers of one service) the per-client rates
+    are counted in Redis, so that a client spread over N servers gets the limits of one; while
+    Redis cannot be reached (for ``SHARED_RETRY`` seconds after a failure) each server counts
+    in its own memory again, as a server alone would."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, shared: str | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.limits = limits
+        self.clock = clock
         self._limiter = MovingWindowRateLimiter(MemoryStorage())
         self._items: dict[str, RateLimitItem] = {}
         self._local: dict[str, MovingWindows] = {}
+        self._shared: AsyncMovingWindow | None = None
+        self._shared_down_until = 0.0
+        if shared:
+            scheme = "async+" + shared  # redis://, rediss://, redis+unix://
+            self._shared = AsyncMovingWindow(AsyncRedisStorage(
+                scheme, implementation="redispy", wrap_exceptions=True,
+                key_prefix="lv:rates", socket_connect_timeout=SHARED_TIMEOUT,
+                socket_timeout=SHARED_TIMEOUT))
 
     def _item(self, what: str) -> RateLimitItem:
         item = self._items.get(what)
@@ -211,7 +235,8 @@ class RateLimiter:
         return item
 
     def hit(self, what: str, key: str) -> bool:
-        """Count one; False when the limit is reached (the hit is then not counted)."""
+        """Count one in this process's memory; False when the limit is reached (the hit is
+        then not counted)."""
         if what in LOCAL_RATES:
             windows = self._local.get(what)
             if windows is None:
@@ -219,21 +244,52 @@ class RateLimiter:
             return windows.hit(key)
         return bool(self._limiter.hit(self._item(what), what, key))
 
-    def check(self, what: str, key: str) -> None:
-        """Count one, or refuse with 429 ``rate_limited``."""
+    def _shared_now(self) -> AsyncMovingWindow | None:
+        if self._shared is None or self.clock() < self._shared_down_until:
+            return None
+        return self._shared
+
+    def _shared_failed(self, e: BaseException) -> None:
+        if self.clock() >= self._shared_down_until:
+            log.warning("rate limits: Redis cannot be reached (%s); counting in this "
+                        "server's memory for %g s", type(e).__name__, SHARED_RETRY)
+        self._shared_down_until = self.clock() + SHARED_RETRY
+
+    async def allow(self, what: str, key: str) -> bool:
+        """Count one where the service counts (``shared``, else here); False when the limit
+        is reached."""
+        shared = None if what in LOCAL_RATES else self._shared_now()
+        if shared is not None:
+            try:
+                return bool(await shared.hit(self._item(what), what, key))
+            except SHARED_ERRORS as e:
+                self._shared_failed(e)
+        return self.hit(what, key)
+
+    async def _wait(self, what: str, key: str) -> int:
+        """Whole seconds until ``key`` may try ``what`` again (at least 1)."""
         item = self._item(what)
         if what in LOCAL_RATES:
-            if self.hit(what, key):
-                return
-            wait = max(1, int(self._local[what].reset_in(key) + 0.999))
-        else:
-            if self._limiter.hit(item, what, key):
-                return
+            return max(1, int(self._local[what].reset_in(key) + 0.999))
+        shared = self._shared_now()
+        stats = None
+        if shared is not None:
+            try:
+                stats = await shared.get_window_stats(item, what, key)
+            except SHARED_ERRORS as e:
+                self._shared_failed(e)
+        if stats is None:
             stats = self._limiter.get_window_stats(item, what, key)
-            wait = max(1, int(stats.reset_time - time.time() + 0.999))
+        return max(1, int(stats.reset_time - time.time() + 0.999))
+
+    async def check(self, what: str, key: str) -> None:
+        """Count one, or refuse with 429 ``rate_limited``."""
+        if await self.allow(what, key):
+            return
+        wait = await self._wait(what, key)
         raise ApiError(429, "rate_limited",
-                       f"too many requests ({what}): at most {item} from one address; try "
-                       f"again in {wait} s", retry_after=wait)
+                       f"too many requests ({what}): at most {self._item(what)} from one "
+                       f"address; try again in {wait} s", retry_after=wait)
 
 
 # ---- client text ------------------------------------------------------------------------------
