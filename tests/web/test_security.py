@@ -1312,3 +1312,40 @@ async def test_a_seats_legal_moves_are_listed_once_a_version(sqlite_url: str) ->
         assert owner._legal_for(0)[0] is not first[0]
         owner.version = version
         await ann.close()
+
+
+async def test_a_hint_is_worked_out_once_a_version(sqlite_url: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hint runs a bot in the bots' pool: a client repeating the request (20 a second on
+    each of its sockets) queued that much work. At one version the seat gets the same hint
+    from one piece of work; the table's next version works it out again."""
+    from liverpool.web import table as table_module
+    worked: list[int] = []
+    real = table_module.hint
+
+    def counted(view: Any, legal: Any) -> Any:
+        worked.append(view.seat)
+        return real(view, legal)
+
+    monkeypatch.setattr(table_module, "hint", counted)
+    async with serve(sqlite_url) as srv:
+        t = await srv.create(human_seats(1, 2))
+        tid, token = t["table"]["id"], t["token"]
+        ann = await srv.client(tid, token)
+        await ann.until(lambda m: m["type"] == "welcome")
+        r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": token})
+        assert r.status_code == 200
+        turn = await ann.until(lambda m: m["type"] in ("sync", "update") and m.get("legal"))
+        for _ in range(10):
+            await ann.send({"type": "hint"})
+        hints = [await ann.until(lambda m: m["type"] == "hint") for _ in range(10)]
+        assert worked == [0]
+        assert all(h == hints[0] for h in hints) and hints[0]["version"] == turn["version"]
+        await ann.send({"type": "action", "version": turn["version"],
+                        "action": hints[0]["action"]})
+        after = await ann.until(lambda m: m["type"] == "update" and m.get("legal")
+                                and m["version"] > turn["version"])
+        await ann.send({"type": "hint"})
+        again = await ann.until(lambda m: m["type"] == "hint" and m["version"] > turn["version"])
+        assert worked == [0, 0] and again["version"] == after["version"]
+        await ann.close()

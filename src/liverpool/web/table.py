@@ -414,8 +414,18 @@ class TableOwner(TablePlay):
         if not legal or board is None:
             conn.error("not_your_turn", "no decision is waiting for you")
             return
-        action, reason = await self._think(hint, board.view_for(seat), legal)
-        conn.send({"type": "hint", "version": self.version, "action": action.to_json(),
+        # worked out once a version and seat: a client repeating its request (20 a second
+        # over many sockets) would otherwise queue that much work in the bots' pool
+        version = self.version
+        if self._hints[0] != version:
+            self._hints = (version, {})
+        known = self._hints[1].get(seat)
+        if known is None:
+            known = await self._think(hint, board.view_for(seat), legal)
+            if self._hints[0] == version:
+                self._hints[1][seat] = known
+        action, reason = known
+        conn.send({"type": "hint", "version": version, "action": action.to_json(),
                    "reason": reason})
 
     # ================================================================ metrics (ops.py) ======

@@ -108,6 +108,8 @@ class TableState:
         # each seat's legal moves at one version: listing them can cost a good part of a second
         # (a big hand under wide rules), and a hello or a hint must not make the loop pay again
         self._legal_cache: tuple[int, dict[int, tuple[list[Action], Game | None]]] = (-2, {})
+        # each seat's hint (action, reason) at one version (table.py)
+        self._hints: tuple[int, dict[int, tuple[Action, str]]] = (-2, {})
         self._public_cache: tuple[int, SeatView] | None = None
         self._public_text: tuple[int, str] | None = None
         # websockets holding this owner (counted from the moment they got it, before their
