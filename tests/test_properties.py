@@ -384,3 +384,39 @@ def test_every_action_checked(preset: str, data: st.DataObject) -> None:
 @given(seed=st.integers(0, 2**31 - 1))
 def test_hand_ends_checked(preset: str, players: int, seed: int) -> None:
     play_checked(preset, players, seed, every_action=False)
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+@pytest.mark.parametrize("budget", [1, 30, 1000])
+@settings(max_examples=2, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_games_under_a_search_budget_play_to_the_end(preset: str, budget: int,
+                                                     data: st.DataObject) -> None:
+    """A game whose go-down searches have a budget (a server's, engine.state) only ever lists
+    fewer actions: a seat that must act always has one, every listed action is legal and
+    applies, cards are conserved, the game ends, and its record replays (budget or none) to
+    the live state, even with a budget that stops every search at once."""
+    rules = RULES[preset]
+    n = data.draw(st.integers(rules.min_players, rules.max_players), label="players")
+    seed = data.draw(st.integers(0, 2**31 - 1), label="seed")
+    game = Game(rules, n, seed=seed, search_budget=budget)
+    rng = random.Random(seed)
+    bound = action_bound(rules, n)
+    while not game.over:
+        assert len(game.actions) < bound, "the game did not end within the action bound"
+        for s in game.to_act():
+            acts = game.legal_actions(s)
+            assert acts, f"seat {s} must act in {game.phase} but has no legal action"
+            for a in acts:
+                if a.type in ("go_down", "swap_joker", "borrow"):
+                    assert game.is_legal(a), f"listed but illegal: {a}: {game.why_illegal(a)}"
+        game.apply(random_action(game, rng))
+        assert_conserved(game, f"after action {len(game.actions) - 1}")
+    check_game_end(game)
+    check_replay(game)  # with no budget
+    again = new_game_from_record(game_record(game))
+    again.search_budget = budget
+    for a in game.actions:
+        again.apply(a)
+    assert again.snapshot() == game.snapshot()
