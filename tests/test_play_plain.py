@@ -288,3 +288,15 @@ def test_the_rules_command_prints_the_tables_rules_sheet(tmp_path: Path) -> None
     assert "  1. 1 set + 1 run (11 cards) (this hand)" in lines
     assert "  Which contracts are played: [2]" in lines
     assert "▶" not in text  # plain words only
+
+
+def test_a_terminal_game_searches_go_downs_within_the_persons_budget(tmp_path: Path) -> None:
+    """A person who buys every card offered grows a hand whose best go-down takes seconds to
+    prove; the terminal game, new or resumed, lists moves within the budget a server uses."""
+    from liverpool.solver import PERSON_SEARCH_BUDGET
+    from liverpool.web.limits import Limits
+    session = Session.new(RuleSet.preset("standard", {"hands": [1]}), 3, "basic", "You",
+                          seed=5, save=str(tmp_path / "game.json"))
+    assert session.game.search_budget == PERSON_SEARCH_BUDGET == Limits().search_budget
+    again = Session.resume(str(tmp_path / "game.json"))
+    assert again.game.search_budget == PERSON_SEARCH_BUDGET

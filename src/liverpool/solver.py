@@ -35,6 +35,9 @@ from .melds import RUN, SET, meld_readings
 from .rules import Contract, RuleSet
 
 INF = 10**9
+# the budget of games where a person waits for the legal moves (the terminal game, a server's
+# tables): far above what hands of play use, and a bound on a hand grown by buying everything
+PERSON_SEARCH_BUDGET = 20_000
 _Key = tuple[int, int, tuple[Card, ...]]  # points left, cards left, the cards left
 
 

@@ -31,6 +31,7 @@ from ..engine import Game, IllegalActionError, SeatView
 from ..match import BotMove, Match
 from ..record import RecordError, game_record, replay
 from ..rules import RuleSet
+from ..solver import PERSON_SEARCH_BUDGET
 from .text import action_label, possessive, second_person, subject
 
 BOT_NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Finn", "Gus", "Hal")
@@ -168,7 +169,8 @@ class Session:
             else:
                 seat_levels.append(next(it))
                 names.append(BOT_NAMES[s % len(BOT_NAMES)])
-        game = Game(rules, names, seed=seed, deals=deals, first_dealer=first_dealer)
+        game = Game(rules, names, seed=seed, deals=deals, first_dealer=first_dealer,
+                    search_budget=PERSON_SEARCH_BUDGET)
         path = Path(save) if save else default_save_path(seed)
         session = cls(game, human, seat_levels, path, seed)
         session.save_seats()
@@ -196,6 +198,7 @@ class Session:
             raise SessionError(f"{file}: action {result.error['index']} is illegal: "
                                f"{result.error['reason']}")
         game = result.game
+        game.search_budget = PERSON_SEARCH_BUDGET  # the record replays with no budget
         human, levels = 0, None
         seats_path = seat_file_for(path)
         if seats_path.exists():

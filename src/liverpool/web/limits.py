@@ -31,6 +31,7 @@ from limits.strategies import MovingWindowRateLimiter
 
 from ..bots import BasicBot, Bot, ExpertBot, RandomBot
 from ..rules import RuleSet
+from ..solver import PERSON_SEARCH_BUDGET
 
 ENV_PREFIX = "LIVERPOOL_LIMIT_"
 
@@ -85,7 +86,7 @@ class Limits:
     # bots
     # visits one go-down search may make (the solver): a hand grown by buying every card
     # offered made one legal-move listing cost seconds of the server's loop
-    search_budget: int = 20_000
+    search_budget: int = PERSON_SEARCH_BUDGET
     expert_max_iterations: int = 32
     expert_max_ms: int = 2000
     bot_workers: int = 2
