@@ -674,3 +674,26 @@ async def test_shared_rates_fall_back_to_each_server_while_redis_is_away(
     clock[0] += SHARED_RETRY
     assert await a.allow("join", "10.0.0.4") and await b.allow("join", "10.0.0.4")
     assert not await a.allow("join", "10.0.0.4")
+
+
+async def test_a_client_holds_the_open_tables_of_one_server_across_all_of_them(
+        pg_url: str, redis_server: RedisServer) -> None:
+    """The open tables per address are counted over the service: a client that spread its
+    creates over two servers could hold twice ``open_tables_per_client``. A table that ends
+    frees its place on every server."""
+    import psycopg
+    async with servers(pg_url, redis_server.url, 2,
+                       {"LIVERPOOL_LIMIT_OPEN_TABLES_PER_CLIENT": "2"}) as (a, b):
+        first, _, _ = await _table(a, 3, 0)
+        await _table(b, 3, 0)
+        body = {"nickname": "Ann", "seats": [{"kind": "human"}] * 3}
+        for srv in (a, b):
+            async with httpx.AsyncClient(base_url=srv.base, timeout=20) as http:
+                r = await http.post("/api/tables", json=body)
+            assert r.status_code == 429 and r.json()["error"] == "too_many_tables", r.text
+        with psycopg.connect(pg_url) as conn:  # as if its game had ended
+            conn.execute("UPDATE lv_tables SET status = 'over' WHERE id = %s", (first,))
+        await _table(b, 3, 0)
+        async with httpx.AsyncClient(base_url=a.base, timeout=20) as http:
+            r = await http.post("/api/tables", json=body)
+        assert r.status_code == 429, r.text

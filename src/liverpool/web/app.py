@@ -59,6 +59,8 @@ log = logging.getLogger("liverpool.web")
 
 STATIC = Path(__file__).parent / "static"
 REPLAYS_KEPT = 32
+# seconds the service remembers which tables a client created, after its last create
+CREATED_KEPT = 86400.0
 SWEEP_EVERY = 30.0  # seconds between looks for tables that were never started in time
 
 _FALLBACK_PAGE = """<!doctype html><meta charset="utf-8"><title>Liverpool</title>
@@ -624,7 +626,11 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
                 config["deals"] = body["deals"]
         # the limits are counted last: a refused request costs the client nothing
         await rates.check("create", client)
-        if registry.open_tables(client) >= lim.open_tables_per_client:
+        mine = registry.open_tables(client)
+        if registry.cluster is not None:  # the service's count, where Redis can give it
+            everywhere = await registry.cluster.tables_created_by(client)
+            mine = mine if everywhere is None else max(mine, everywhere)
+        if mine >= lim.open_tables_per_client:
             raise ApiError(429, "too_many_tables", f"at most {lim.open_tables_per_client} "
                            f"tables waiting to start or playing from one address; wait for "
                            f"a game to end")
@@ -639,6 +645,9 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         owner, token = await TableOwner.create(the_store, settings, table_id, config, nickname)
         owner.creator = client
         registry.add(owner)
+        if registry.cluster is not None:
+            # kept a day after the client's last create: longer than any game lasts
+            await registry.cluster.note_created(client, table_id, CREATED_KEPT)
         return {"table": owner.summary(), "seat": 0, "token": token,
                 "join_secret": owner.join_secret, "share_url": owner.share_url(
                     link_base(request))}

@@ -181,6 +181,24 @@ class Broker:
             except Exception as e:
                 self._failed(e)
 
+    async def note_created(self, client: str, table_id: str, keep: float) -> None:
+        """Remember (for ``keep`` seconds after the client's last create) that ``client``
+        created ``table_id``: the servers count a client's tables together."""
+        key = f"lv:created:{client}"
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.sadd(key, table_id)
+            pipe.expire(key, max(1, int(keep)))
+            await pipe.execute()
+
+    async def created_by(self, client: str) -> list[str]:
+        """The tables ``client`` created that are still remembered."""
+        ids = await self._redis.smembers(f"lv:created:{client}")
+        return sorted(i.decode() if isinstance(i, bytes) else str(i) for i in ids)
+
+    async def forget_created(self, client: str, table_ids: list[str]) -> None:
+        if table_ids:
+            await self._redis.srem(f"lv:created:{client}", *table_ids)
+
     async def sessions(self, server_ids: list[str]) -> dict[str, str | None]:
         """Each server's current session (None: gone, or its Redis link is down)."""
         if not server_ids:

@@ -283,6 +283,30 @@ class Cluster:
                     log.exception("table %s cannot be listed", table_id)
         return out
 
+    async def tables_created_by(self, client: str) -> int | None:
+        """The tables ``client`` created on any server of the service that are not finished
+        (waiting or playing), or None when Redis cannot tell (each server then counts its
+        own). Finished ones are forgotten as they are found."""
+        if self.broker is None or not self.broker.up:
+            return None
+        try:
+            ids = await self.broker.created_by(client)
+            status = await self.store.statuses(ids)
+            done = [i for i in ids if status.get(i) not in ("open", "playing")]
+            await self.broker.forget_created(client, done)
+        except Exception as e:  # Redis went away meanwhile: this server counts alone
+            log.warning("tables per client: Redis cannot be reached (%s)", type(e).__name__)
+            return None
+        return len(ids) - len(done)
+
+    async def note_created(self, client: str, table_id: str, keep: float) -> None:
+        if self.broker is None or not self.broker.up:
+            return
+        try:
+            await self.broker.note_created(client, table_id, keep)
+        except Exception as e:
+            log.warning("tables per client: Redis cannot be reached (%s)", type(e).__name__)
+
     async def lobby(self, offset: int, size: int) -> dict[str, Any]:
         """A page of the public tables of every server (a table whose server cannot answer
         now is left out of the page)."""

@@ -215,6 +215,16 @@ class LeaseStore(PostgresStore):
                                       .where(tables_t.c.id == table_id))).first()
         return None if row is None else str(row[0])
 
+    async def statuses(self, table_ids: list[str]) -> dict[str, str]:
+        """The stored status of each of these tables that exists."""
+        if not table_ids:
+            return {}
+        assert self.engine is not None
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(sa.select(tables_t.c.id, tables_t.c.status)
+                                       .where(tables_t.c.id.in_(table_ids)))).all()
+        return {str(r[0]): str(r[1]) for r in rows}
+
     async def holder(self, table_id: str) -> str | None:
         """The live server holding the table's lease (None: nobody)."""
         return (await self.holders([table_id])).get(table_id)
