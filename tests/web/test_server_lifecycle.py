@@ -132,3 +132,38 @@ async def test_bots_go_on_once_the_database_takes_writes_again(
         rec = (await srv.http.get(f"/api/tables/{tid}/record")).json()
         assert len(rec["actions"]) == end["version"] - 1  # version 0: create, 1: start
         await c.close()
+
+
+async def test_the_end_of_a_game_is_stored_before_anyone_is_told(sqlite_url: str) -> None:
+    """A client told the game is over may ask any server of a service for the record; one
+    that does not hold the table reads the stored status. The status was stored only after the
+    last update was sent and the bots closed: a record asked at once from another server was
+    refused as "not over" (seen in a run of the cluster tests)."""
+    async with serve(sqlite_url) as srv:
+        seats = [{"kind": "human"}] + [{"kind": "bot", "level": "basic"}] * 2
+        t = await srv.create(seats, overrides={"hands": [1]}, seed=11, turn_timer=0.01)
+        tid = t["table"]["id"]
+        store = srv.app.state.store
+        owner = srv.app.state.registry.owners[tid]
+        order: list[str] = []
+        real_status, real_update = store.set_status, owner._broadcast_update
+
+        async def set_status(table_id: str, status: str) -> None:
+            order.append(f"stored {status}")
+            await real_status(table_id, status)
+
+        def broadcast_update(event: dict[str, Any]) -> None:
+            if owner.game is not None and owner.game.over:
+                order.append("told over")
+            real_update(event)
+
+        store.set_status = set_status
+        owner._broadcast_update = broadcast_update
+        assert (await srv.http.post(f"/api/tables/{tid}/start",
+                                    json={"token": t["token"]})).status_code == 200
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 300  # a guard against a hang only
+        while "told over" not in order:
+            assert loop.time() < end, "the game did not end"
+            await asyncio.sleep(0.05)
+        assert order.index("stored over") < order.index("told over"), order

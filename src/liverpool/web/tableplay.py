@@ -252,18 +252,20 @@ class TablePlay(TableState):
         self._schedule()  # first: a requests message sent now carries the new clock
         if self.requests.sync(g):  # a window ended: its requests are gone, everyone is told
             self._broadcast(self._requests_msg)
-        if g.over:  # before the broadcast: a client told the game is over may ask for the record
+        if g.over:
+            # before the broadcast: a client told the game is over may ask any server of the
+            # service for the record, and one that does not hold the table reads the status
             self.status = "over"
+            try:
+                await self.store.set_status(self.id, "over")
+            except StoreError as e:  # the events are the truth: a reload finds it over
+                log.warning("table %s: the status was not written: %s", self.id, e)
         self._broadcast_update(event)
         if hand_ended:
             await self._bot_events("hand_end", "game_end" if g.over else "hand_start")
         if g.over:
             for b in self.bots.values():
                 await self._think(close_bot, b)
-            try:
-                await self.store.set_status(self.id, "over")
-            except StoreError as e:  # the events are the truth: a reload finds it over
-                log.warning("table %s: the status was not written: %s", self.id, e)
             self._broadcast_lobby()
             self._tell_idle()
 
