@@ -1292,16 +1292,22 @@ async def test_a_repeated_hello_on_a_socket_costs_little(sqlite_url: str) -> Non
         await bob.close()
 
 
+async def ann_with_two_bots(srv: Served) -> tuple[str, Any]:
+    """A started table of Ann (connected, seat 0) and two basic bots: its id and Ann."""
+    t = await srv.create(human_seats(1, 2))
+    tid, token = t["table"]["id"], t["token"]
+    ann = await srv.client(tid, token)
+    await ann.until(lambda m: m["type"] == "welcome")
+    r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": token})
+    assert r.status_code == 200
+    return tid, ann
+
+
 async def test_a_seats_legal_moves_are_listed_once_a_version(sqlite_url: str) -> None:
     """Listing a big hand's moves can cost a good part of a second under wide rules: hellos
     and hints at one version reuse the list, and a new version lists again."""
     async with serve(sqlite_url) as srv:
-        t = await srv.create(human_seats(1, 2))
-        tid, token = t["table"]["id"], t["token"]
-        ann = await srv.client(tid, token)
-        await ann.until(lambda m: m["type"] == "welcome")
-        r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": token})
-        assert r.status_code == 200
+        tid, ann = await ann_with_two_bots(srv)
         await ann.until(lambda m: m["type"] == "sync" and m["view"])
         owner = srv.app.state.registry.owners[tid]
         # no await in between: the owner cannot move on
@@ -1329,12 +1335,7 @@ async def test_a_hint_is_worked_out_once_a_version(sqlite_url: str,
 
     monkeypatch.setattr(table_module, "hint", counted)
     async with serve(sqlite_url) as srv:
-        t = await srv.create(human_seats(1, 2))
-        tid, token = t["table"]["id"], t["token"]
-        ann = await srv.client(tid, token)
-        await ann.until(lambda m: m["type"] == "welcome")
-        r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": token})
-        assert r.status_code == 200
+        _, ann = await ann_with_two_bots(srv)
         turn = await ann.until(lambda m: m["type"] in ("sync", "update") and m.get("legal"))
         for _ in range(10):
             await ann.send({"type": "hint"})
