@@ -417,14 +417,12 @@ class TableOwner(TablePlay):
         # worked out once a version and seat: a client repeating its request (20 a second
         # over many sockets) would otherwise queue that much work in the bots' pool
         version = self.version
-        if self._hints[0] != version:
-            self._hints = (version, {})
-        known = self._hints[1].get(seat)
-        if known is None:
-            known = await self._think(hint, board.view_for(seat), legal)
-            if self._hints[0] == version:
-                self._hints[1][seat] = known
-        action, reason = known
+        known = self._hints.at(version)
+        got = known.get(seat)
+        if got is None:
+            # kept in this version's dict: if the table moved on meanwhile, nobody reads it
+            got = known[seat] = await self._think(hint, board.view_for(seat), legal)
+        action, reason = got
         conn.send({"type": "hint", "version": version, "action": action.to_json(),
                    "reason": reason})
 

@@ -20,7 +20,7 @@ import contextlib
 from collections import deque
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any, Self
+from typing import Any, Generic, Self, TypeVar
 
 from ..actions import Action
 from ..bots import Bot, close_bot, make_bot
@@ -35,8 +35,25 @@ from .limits import bot_name, displayable
 from .seats import Conn, Held, SeatState, Settings, dumps
 from .store import Store, StoredTable
 
+T = TypeVar("T")
+
 HELD_EVENTS = 200
 LOG_LINES = 100
+
+
+class SeatMemo(Generic[T]):
+    """Each seat's value worked out once a table version: ``at(version)`` is the dict of that
+    version's values, a new one when the version has moved on (a caller still holding the old
+    one, across an await, writes where nobody reads)."""
+
+    def __init__(self) -> None:
+        self.version = -2
+        self.known: dict[int, T] = {}
+
+    def at(self, version: int) -> dict[int, T]:
+        if version != self.version:
+            self.version, self.known = version, {}
+        return self.known
 
 
 class TableState:
@@ -107,9 +124,9 @@ class TableState:
         self._window_cache: tuple[int, Game] | None = None
         # each seat's legal moves at one version: listing them can cost a good part of a second
         # (a big hand under wide rules), and a hello or a hint must not make the loop pay again
-        self._legal_cache: tuple[int, dict[int, tuple[list[Action], Game | None]]] = (-2, {})
+        self._legal_memo: SeatMemo[tuple[list[Action], Game | None]] = SeatMemo()
         # each seat's hint (action, reason) at one version (table.py)
-        self._hints: tuple[int, dict[int, tuple[Action, str]]] = (-2, {})
+        self._hints: SeatMemo[tuple[Action, str]] = SeatMemo()
         self._public_cache: tuple[int, SeatView] | None = None
         self._public_text: tuple[int, str] | None = None
         # websockets holding this owner (counted from the moment they got it, before their
@@ -228,10 +245,7 @@ class TableState:
         """``seat``'s legal moves now and the game they apply to, worked out once a version."""
         if seat is None:
             return [], None
-        version, known = self._legal_cache
-        if version != self.version:
-            known = {}
-            self._legal_cache = (self.version, known)
+        known = self._legal_memo.at(self.version)
         got = known.get(seat)
         if got is None:
             got = known[seat] = self._list_legal(seat)
