@@ -334,6 +334,15 @@ class Registry:
         return sum(1 for o in self.owners.values() if o.status in ("open", "playing")
                    and o.creator == client)
 
+    async def tables_of(self, client: str) -> int:
+        """The tables ``client`` created that are not finished: this server's, or with
+        several servers the whole service's, where Redis can tell."""
+        here = self.open_tables(client)
+        if self.cluster is None:
+            return here
+        everywhere = await self.cluster.tables_created_by(client)
+        return here if everywhere is None else max(here, everywhere)
+
     def playing_tables(self) -> int:
         """Tables in play here, with the starts under way."""
         return self._starting + sum(1 for o in self.owners.values() if o.status == "playing")
@@ -626,11 +635,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
                 config["deals"] = body["deals"]
         # the limits are counted last: a refused request costs the client nothing
         await rates.check("create", client)
-        mine = registry.open_tables(client)
-        if registry.cluster is not None:  # the service's count, where Redis can give it
-            everywhere = await registry.cluster.tables_created_by(client)
-            mine = mine if everywhere is None else max(mine, everywhere)
-        if mine >= lim.open_tables_per_client:
+        if await registry.tables_of(client) >= lim.open_tables_per_client:
             raise ApiError(429, "too_many_tables", f"at most {lim.open_tables_per_client} "
                            f"tables waiting to start or playing from one address; wait for "
                            f"a game to end")

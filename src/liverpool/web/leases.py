@@ -209,11 +209,7 @@ class LeaseStore(PostgresStore):
 
     async def status_of(self, table_id: str) -> str | None:
         """The table's stored status, None if there is no such table."""
-        assert self.engine is not None
-        async with self.engine.connect() as conn:
-            row = (await conn.execute(sa.select(tables_t.c.status)
-                                      .where(tables_t.c.id == table_id))).first()
-        return None if row is None else str(row[0])
+        return (await self.statuses([table_id])).get(table_id)
 
     async def statuses(self, table_ids: list[str]) -> dict[str, str]:
         """The stored status of each of these tables that exists."""
