@@ -32,6 +32,9 @@ from .tableplay import TablePlay
 
 log = logging.getLogger("liverpool.web")
 
+# changes of one seat's request (asked, withdrawn) for one discard: each is told to everyone
+MAX_INTENT_CHANGES = 4
+
 __all__ = ["TableOwner", "handle"]
 
 
@@ -381,6 +384,15 @@ class TableOwner(TablePlay):
         g = self.game
         assert g is not None
         before = self._announced()
+        asked = seat in self.requests.seats("buy" if kind == "buy" else "call")
+        changes = self._intent_changes.at(self.version)
+        if on != asked and kind in self.intents_for(seat) \
+                and changes.get(seat, 0) >= MAX_INTENT_CHANGES:
+            # a person may change their mind, not flip a request on and off for ever: every
+            # change is told to the whole table
+            conn.error("too_many_changes", f"you changed your request {MAX_INTENT_CHANGES} "
+                                           f"times for this card: it stays as it is")
+            return
         if on:
             if kind not in self.intents_for(seat):
                 what = "buy the discard" if kind == "buy" else "call the discard"
@@ -397,6 +409,7 @@ class TableOwner(TablePlay):
             # "no thanks" from a person who had not asked: a bot need not wait for them
             self.requests.answer(g, seat, Action("pass", seat))
         if self._announced() != before:
+            changes[seat] = changes.get(seat, 0) + 1
             self._broadcast(self._requests_msg)
         await self._drive()  # a window that waited for this person's word may close now
 

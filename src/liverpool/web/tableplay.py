@@ -399,7 +399,12 @@ class TablePlay(TableState):
                 if self._bot_timer is not None:
                     self._bot_timer.cancel()
                 self._bot_key = key
-                self._bot_timer = self._later(self.settings.bot_think, self._bot_move, seat,
+                # the move is due a think time after it was first due at this version: a
+                # person who asks, withdraws and asks again never puts it off
+                now = asyncio.get_running_loop().time()
+                if self._bot_due is None or self._bot_due[0] != key:
+                    self._bot_due = (key, now + self.settings.bot_think)
+                self._bot_timer = self._later(self._bot_due[1] - now, self._bot_move, seat,
                                               self.version)
         elif self._bot_timer is not None:
             self._bot_timer.cancel()
@@ -427,8 +432,14 @@ class TablePlay(TableState):
             if self._buy_timer is not None:
                 self._buy_timer.cancel()
             self._buy_key = self.version
-            self._buy_deadline = asyncio.get_running_loop().time() + length
-            self._buy_timer = self._later(length, self._buy_timeout, self.version)
+            # a window's deadline is set once, when it first opens: the clock stopped by a
+            # request and started again by its withdrawal runs on from where it was
+            now = asyncio.get_running_loop().time()
+            if self._window_due is None or self._window_due[0] != self.version:
+                self._window_due = (self.version, now + length)
+            self._buy_deadline = self._window_due[1]
+            self._buy_timer = self._later(self._buy_deadline - now, self._buy_timeout,
+                                          self.version)
         elif self._buy_timer is not None and (not window or (
                 self.buy_timer is None and not bot_waits)):
             # the window closed, or everyone it waited for has answered: the clock goes

@@ -117,6 +117,13 @@ class TableState:
         self._buy_key: int | None = None
         self._buy_deadline: float | None = None
         self._window_closed_at: int | None = None  # version whose intents window timed out
+        # when the open window ends and when the bot waited for is due to move, each set once
+        # (for a version; for a version and seat): nothing a client sends moves them
+        self._window_due: tuple[int, float] | None = None
+        self._bot_due: tuple[tuple[int, int], float] | None = None
+        # each seat's changes of its intents in the window of one version (at most
+        # MAX_INTENT_CHANGES)
+        self._intent_changes: SeatMemo[int] = SeatMemo()
         # the end-of-hand pause: when it ends, and the people who said they are ready
         self._pause_deadline: float | None = None
         self._pause_timer: asyncio.TimerHandle | None = None
