@@ -90,3 +90,67 @@ async def test_flipping_a_request_never_holds_the_bots_past_the_window(sqlite_ur
                  if m.get("deadline") and m["deadline"]["kind"] == "buy"]
         assert all(b <= a + 50 for a, b in zip([first_ms, *lefts], lefts, strict=False))
         await ann.close()
+
+
+# ---- 2. removal keeps the removed player out ------------------------------------------------------
+async def _join(srv: Any, tid: str, name: str, secret: str | None,
+                address: str = "198.51.100.20") -> Any:
+    return await srv.http.post(f"/api/tables/{tid}/join",
+                               json={"nickname": name, "secret": secret},
+                               headers={"x-forwarded-for": address})
+
+
+async def test_a_removed_player_cannot_join_a_private_table_again(sqlite_url: str) -> None:
+    """The join secret the removed player's own welcome carried opens nothing: the link
+    changes, the players still seated are sent the new one, and a restart keeps it."""
+    async with serve(sqlite_url) as srv:
+        t = await srv.create([{"kind": "human"}] * 3)
+        tid, host, old = t["table"]["id"], t["token"], t["join_secret"]
+        r = await _join(srv, tid, "Bob", old)
+        assert r.status_code == 200, r.text
+        bob = r.json()["token"]
+        ws_bob, ws_host = await srv.client(tid, bob), await srv.client(tid, host)
+        welcome = await ws_bob.until(lambda m: m["type"] == "welcome")
+        assert welcome["join_secret"] == old
+        await ws_host.until(lambda m: m["type"] == "welcome")
+        r = await srv.http.post(f"/api/tables/{tid}/remove", json={"token": host, "seat": 1})
+        assert r.status_code == 200, r.text
+        share = await ws_host.until(lambda m: m["type"] == "share")
+        new = share["join_secret"]
+        assert new and new != old and share["share_url"].endswith(f"/t/{tid}#join={new}")
+        # the removed player, from their own address or any other, with the old secret
+        for address in ("198.51.100.20", "203.0.113.5"):
+            r = await _join(srv, tid, "Bob", old, address)
+            assert r.status_code == 403 and r.json()["error"] == "bad_secret", r.text
+        assert (await _join(srv, tid, "Dee", new, "203.0.113.5")).status_code == 200
+        # a player who leaves on their own may come back with the link they have
+        cy = (await _join(srv, tid, "Cy", new, "203.0.113.6")).json()["token"]
+        r = await srv.http.post(f"/api/tables/{tid}/remove", json={"token": cy, "seat": 2})
+        assert r.status_code == 200, r.text
+        assert (await _join(srv, tid, "Cy", new, "203.0.113.6")).status_code == 200
+        await ws_bob.close()
+        await ws_host.close()
+    async with serve(sqlite_url) as srv:  # rebuilt from the store: the new link holds
+        assert (await _join(srv, tid, "Bob", old)).status_code == 403
+        owner = srv.app.state.registry.owners[tid]
+        assert owner.join_secret == new
+
+
+async def test_a_removed_player_cannot_join_a_public_table_again(sqlite_url: str) -> None:
+    """Anybody may join a public table, so its host's removal is kept by the address the
+    removed player joined from (a mark of it: no address is stored)."""
+    async with serve(sqlite_url) as srv:
+        t = await srv.create([{"kind": "human"}] * 3, public=True)
+        tid, host = t["table"]["id"], t["token"]
+        r = await _join(srv, tid, "Bob", None, "198.51.100.20")
+        assert r.status_code == 200, r.text
+        r = await srv.http.post(f"/api/tables/{tid}/remove", json={"token": host, "seat": 1})
+        assert r.status_code == 200, r.text
+        r = await _join(srv, tid, "Bob", None, "198.51.100.20")
+        assert r.status_code == 403 and r.json()["error"] == "removed", r.text
+        assert (await _join(srv, tid, "Dee", None, "203.0.113.5")).status_code == 200
+        stored = await srv.app.state.store.load(tid)
+        assert "198.51.100.20" not in repr([e.data for e in stored.events])
+    async with serve(sqlite_url) as srv:
+        r = await _join(srv, tid, "Bob", None, "198.51.100.20")
+        assert r.status_code == 403 and r.json()["error"] == "removed", r.text

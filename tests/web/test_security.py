@@ -772,7 +772,7 @@ async def test_tables_are_private_by_default(sqlite_url: str) -> None:
 async def test_the_host_removes_a_player_before_the_start(sqlite_url: str) -> None:
     async with serve(sqlite_url) as srv:
         tid, (host, bob, cy) = await host_and_players(srv, 4, "Bob", "Cy")
-        ws_bob = await srv.client(tid, bob)
+        ws_bob, ws_host = await srv.client(tid, bob), await srv.client(tid, host)
         await ws_bob.until(lambda m: m["type"] == "welcome")
         await ws_bob.drain(0.1)
         async with unchanged(srv, tid):  # only the host removes another player
@@ -793,6 +793,9 @@ async def test_the_host_removes_a_player_before_the_start(sqlite_url: str) -> No
         again = await srv.client(tid, bob)
         assert (await again.recv())["code"] == "bad_token"
         await again.close()
+        # the link changed with the removal: the host was sent the new one
+        srv.secrets[tid] = (await ws_host.until(lambda m: m["type"] == "share"))["join_secret"]
+        await ws_host.close()
         r = await srv.join(tid, "Dee")
         assert r.status_code == 200 and r.json()["seat"] == 1
         r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": host})

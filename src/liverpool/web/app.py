@@ -51,7 +51,7 @@ from .limits import (
 )
 from .ops import Ops
 from .replay import replay_steps
-from .seats import Conn, Settings
+from .seats import Conn, Settings, new_secret
 from .store import Store, StoredTable, StoreError
 from .table import TableOwner, handle
 
@@ -277,7 +277,8 @@ class Registry:
         if owner.status == "over":  # a finished table may be evicted: don't queue on it
             raise ApiError(409, "started", "the game has already started")
         if op == "join":
-            return await owner.call(owner.join, args["nickname"], args.get("secret"))
+            return await owner.call(owner.join, args["nickname"], args.get("secret"),
+                                    args.get("client"))
         if op == "start":
             if owner.status == "open" and self.playing_tables() >= self.limits.playing_tables:
                 raise ApiError(503, "busy", f"the server has {self.limits.playing_tables} "
@@ -622,7 +623,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
             "buy_window": check_seconds(body.get("buy_window"), "buy_window", 60.0),
             "hand_pause": check_seconds(body.get("hand_pause"), "hand_pause", 300.0),
             "seed": secrets.randbits(48), "public": public,
-            "join_secret": secrets.token_urlsafe(18)}
+            "join_secret": new_secret()}
         if "seed" in body or "deals" in body:
             if not allow_seed:
                 raise ApiError(400, "bad_request", "this server does not take a seed or deals "
@@ -688,9 +689,10 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         body = await _body(request, lim)
         nickname = clean_nickname(body.get("nickname"), lim.nickname_max)
         secret = secret_text(body.get("secret"))
-        await rates.check("join", client_of(request.scope))
+        client = client_of(request.scope)
+        await rates.check("join", client)
         result: dict[str, Any] = await registry.table_op(
-            table_id, "join", {"nickname": nickname, "secret": secret})
+            table_id, "join", {"nickname": nickname, "secret": secret, "client": client})
         return result
 
     @app.post("/api/tables/{table_id}/start")

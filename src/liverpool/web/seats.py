@@ -41,6 +41,17 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)  # 192 bits
 
 
+def new_secret() -> str:
+    """A table's join secret (the share link's ``#join=``)."""
+    return secrets.token_urlsafe(18)
+
+
+def client_mark(client: str) -> str:
+    """What a table keeps of a client's address (``client_of``), to know it again: a hash, so
+    that no address is stored."""
+    return hashlib.sha256(b"liverpool-client:" + client.encode("utf-8")).hexdigest()[:32]
+
+
 _SPEC = re.compile(r"cmd(@[^:]*)?:", re.IGNORECASE)
 
 
@@ -127,6 +138,7 @@ class SeatState:
     level: str | None = None
     name: str | None = None
     token_hash: str | None = None
+    client: str | None = None  # the mark of the address the seat was joined from
     conns: set[Conn] = field(default_factory=set)
     covered: bool = False
     grace: asyncio.TimerHandle | None = None

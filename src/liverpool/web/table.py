@@ -26,7 +26,7 @@ from ..engine import Game, IllegalActionError, Phase
 from ..outofturn import kind_now
 from ..rules import RuleSet
 from .limits import ApiError, secret_text
-from .seats import Conn, Held, Settings, dumps, hash_token, new_token
+from .seats import Conn, Held, Settings, client_mark, dumps, hash_token, new_secret, new_token
 from .store import Store, StoredEvent, StoredTable, StoreError
 from .tableplay import TablePlay
 
@@ -86,20 +86,27 @@ class TableOwner(TablePlay):
         if self.status != "open":
             raise ApiError(409, "started", "the game has already started")
 
-    async def join(self, nickname: str, secret: str | None = None) -> dict[str, Any]:
+    async def join(self, nickname: str, secret: str | None = None,
+                   client: str | None = None) -> dict[str, Any]:
+        """A person takes the first free seat (``client``: their address, by ``client_of``)."""
         self._check_open()
         if not self.public and not (secret is not None and self.join_secret is not None
                                     and hmac.compare_digest(secret, self.join_secret)):
             raise ApiError(403, "bad_secret", "this table is private: join it with the link "
                                               "the host shared")
+        mark = None if client is None else client_mark(client)
+        if mark is not None and mark in self.removed:
+            raise ApiError(403, "removed", "the host removed you from this table")
         free = [s for s in self.seats if s.kind == "human" and s.name is None]
         if not free:
             raise ApiError(409, "full", "every human seat is taken")
         s = free[0]
         token = new_token()
         name = self._unique_name(nickname)
-        ev = StoredEvent(self.version + 1, "join",
-                         {"seat": s.seat, "name": name, "token_hash": hash_token(token)})
+        data = {"seat": s.seat, "name": name, "token_hash": hash_token(token)}
+        if mark is not None:
+            data["client"] = mark
+        ev = StoredEvent(self.version + 1, "join", data)
         await self.store.append(self.id, ev)
         self._replay_event(ev)
         self.held.append(Held(self.version, "lobby", table=self.summary()))
@@ -130,7 +137,18 @@ class TableOwner(TablePlay):
         if not 0 <= seat < len(self.seats) or self.seats[seat].kind != "human" \
                 or self.seats[seat].name is None:
             raise ApiError(409, "not_taken", f"seat {seat} holds no player", "seat")
-        ev = StoredEvent(self.version + 1, "leave", {"seat": seat})
+        data: dict[str, Any] = {"seat": seat}
+        if who != seat:
+            # a removed player stays out: a private table's link changes (the old secret,
+            # which the removed player's own welcome carried, opens nothing), and a public
+            # table, which anybody may join, refuses the address they joined from
+            data["removed"] = True
+            if self.public:
+                if self.seats[seat].client is not None:
+                    data["banned"] = self.seats[seat].client
+            else:
+                data["join_secret"] = new_secret()
+        ev = StoredEvent(self.version + 1, "leave", data)
         await self.store.append(self.id, ev)
         gone = list(self.seats[seat].conns)
         self._replay_event(ev)
@@ -142,6 +160,11 @@ class TableOwner(TablePlay):
         self.seats[seat].conns.clear()
         self.held.append(Held(self.version, "lobby", table=self.summary()))
         self._broadcast_lobby()
+        if "join_secret" in data:  # the players still seated get the new link
+            for c in self.conns:
+                if c.seat is not None:
+                    c.send({"type": "share", "join_secret": self.join_secret,
+                            "share_url": self.share_url(c.link_base)})
         return self.summary()
 
     async def expire(self) -> bool:

@@ -52,9 +52,14 @@ class TablePlay(TableState):
         if ev.kind in ("create", "join"):
             s = self.seats[d["seat"]]
             s.name, s.token_hash = displayable(str(d["name"])), d["token_hash"]
+            s.client = d.get("client")
         elif ev.kind == "leave":
             s = self.seats[d["seat"]]
-            s.name, s.token_hash = None, None
+            s.name, s.token_hash, s.client = None, None, None
+            if d.get("banned"):
+                self.removed.add(str(d["banned"]))
+            if d.get("join_secret"):
+                self.join_secret = str(d["join_secret"])
         elif ev.kind == "start":
             self._do_start(d)
         elif ev.kind == "action":

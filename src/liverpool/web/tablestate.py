@@ -65,7 +65,8 @@ class TableState:
         self.created = stored.created
         self.status = "expired" if stored.status == "expired" else "open"
         self.public: bool = bool(cfg.get("public", "join_secret" not in cfg))
-        self.join_secret: str | None = cfg.get("join_secret")
+        self.join_secret: str | None = cfg.get("join_secret")  # a removal changes it
+        self.removed: set[str] = set()  # client marks of players the host removed
         self.creator: str | None = None  # the address that created it (not stored)
         self.store = store
         self.settings = settings

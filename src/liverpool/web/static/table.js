@@ -368,6 +368,12 @@ class TableClient {
           }
         }
         break;
+      case "share":
+        // the host removed a player: the table's link changed, and the old one opens nothing
+        this.shareKnown = true;
+        this.shareLink = absoluteUrl(msg.share_url);
+        if (msg.join_secret) saveSecret(this.id, msg.join_secret);
+        break;
       case "sync":
         this.setTable(msg.table);
         this.log = [];
