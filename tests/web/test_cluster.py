@@ -40,7 +40,9 @@ class Server:
         env = {**os.environ, "LIVERPOOL_BOT_THINK": "0.01", "LIVERPOOL_GRACE": "60",
                "LIVERPOOL_LIMIT_MESSAGE_RATE": "10000/second",
                "LIVERPOOL_BUY_WINDOW": "0", "LIVERPOOL_HAND_PAUSE": "0",
-               "LIVERPOOL_ALLOW_SEED": "1", **(env_more or {})}
+               "LIVERPOOL_ALLOW_SEED": "1",
+               "LIVERPOOL_LIMIT_WAITING_TABLES_PER_CLIENT": "1000",
+               "LIVERPOOL_LIMIT_TABLES_PER_NETWORK": "1000", **(env_more or {})}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "liverpool.cli", "serve", "--port", str(self.port),
              "--db", db, "--redis", redis, "--server-id", name],
@@ -697,3 +699,19 @@ async def test_a_client_holds_the_open_tables_of_one_server_across_all_of_them(
         async with httpx.AsyncClient(base_url=a.base, timeout=20) as http:
             r = await http.post("/api/tables", json=body)
         assert r.status_code == 429, r.text
+
+
+async def test_creates_at_once_on_two_servers_cannot_pass_a_cap_together(
+        pg_url: str, redis_server: RedisServer) -> None:
+    """A create is noted in Redis before it is counted there: ten creates at the same moment
+    from one address, spread over two servers, make at most the address's cap of tables."""
+    async with servers(pg_url, redis_server.url, 2,
+                       {"LIVERPOOL_LIMIT_OPEN_TABLES_PER_CLIENT": "2"}) as (a, b):
+        body = {"nickname": "Ann", "seats": [{"kind": "human"}] * 3}
+        async with httpx.AsyncClient(base_url=a.base, timeout=20) as ha, \
+                httpx.AsyncClient(base_url=b.base, timeout=20) as hb:
+            answers = await asyncio.gather(*(h.post("/api/tables", json=body)
+                                             for h in (ha, hb) * 5))
+        codes = sorted(r.status_code for r in answers)
+        assert codes.count(201) <= 2 and set(codes) <= {201, 429}, codes
+        assert codes.count(201) >= 1, codes

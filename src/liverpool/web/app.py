@@ -33,8 +33,9 @@ from starlette.websockets import WebSocketDisconnect
 from ..bots import LEVELS
 from ..rules import PRESET_NAMES, PRESETS, RulesError, RuleSet
 from ..rulestext import PRESET_LINES, TOPICS, knob_form
+from .capacity import Capacity
 from .cluster import BROKER_DOWN, Cluster, HeldElsewhere
-from .guard import Guard, Origins, client_of
+from .guard import Guard, Origins, client_of, network_key
 from .leases import LeaseStore, make_store
 from .limits import (
     TABLE_ID,
@@ -59,8 +60,6 @@ log = logging.getLogger("liverpool.web")
 
 STATIC = Path(__file__).parent / "static"
 REPLAYS_KEPT = 32
-# seconds the service remembers which tables a client created, after its last create
-CREATED_KEPT = 86400.0
 SWEEP_EVERY = 30.0  # seconds between looks for tables that were never started in time
 
 _FALLBACK_PAGE = """<!doctype html><meta charset="utf-8"><title>Liverpool</title>
@@ -93,6 +92,7 @@ class Registry:
             self.cluster = Cluster(store, redis_url, lambda: self.owners, self.adopt, self.drop,
                                    self.serve_op,
                                    None if counted is None else counted.broker_error)
+        self.capacity = Capacity(self.limits, lambda: list(self.owners.values()), self.cluster)
 
     async def replay(self, owner: TableOwner) -> tuple[bytes, bytes]:
         """A finished table's replay as JSON bytes and gzipped, computed once (in a thread:
@@ -327,40 +327,28 @@ class Registry:
             if table_id not in self.owners and await self.store.load(table_id) is None:
                 return table_id
 
-    def open_tables(self, client: str | None = None) -> int:
-        """Tables waiting to start (of ``client``: the tables it created and that are not
-        finished, waiting or playing: a started table costs more than a waiting one)."""
-        if client is None:
-            return sum(1 for o in self.owners.values() if o.status == "open")
-        return sum(1 for o in self.owners.values() if o.status in ("open", "playing")
-                   and o.creator == client)
-
-    async def tables_of(self, client: str) -> int:
-        """The tables ``client`` created that are not finished: this server's, or with
-        several servers the whole service's, where Redis can tell."""
-        here = self.open_tables(client)
-        if self.cluster is None:
-            return here
-        everywhere = await self.cluster.tables_created_by(client)
-        return here if everywhere is None else max(here, everywhere)
-
     def playing_tables(self) -> int:
         """Tables in play here, with the starts under way."""
         return self._starting + sum(1 for o in self.owners.values() if o.status == "playing")
 
+    async def expire(self, owner: TableOwner) -> bool:
+        """Close a table waiting to start (it leaves the lobby, then memory)."""
+        if not await owner.call(owner.expire):
+            return False
+        self.on_idle(owner)
+        return True
+
     async def sweep(self) -> None:
-        """Close the tables nobody started in time (they leave the lobby and memory)."""
-        ttl = self.limits.open_table_ttl
-        now = time.time()
-        for owner in list(self.owners.values()):
-            if owner.status == "open" and now - owner.created > ttl:
-                with contextlib.suppress(Exception):
-                    if await owner.call(owner.expire):
-                        self.on_idle(owner)
+        """Close the tables nobody started in time, or that nobody has sat at for
+        ``idle_table_ttl`` (they leave the lobby and memory)."""
+        for owner in self.capacity.due_to_expire():
+            with contextlib.suppress(Exception):
+                await self.expire(owner)
 
     async def sweep_forever(self) -> None:
         while True:
-            await asyncio.sleep(min(SWEEP_EVERY, max(0.05, self.limits.open_table_ttl / 4)))
+            shortest = min(self.limits.open_table_ttl, self.limits.idle_table_ttl)
+            await asyncio.sleep(min(SWEEP_EVERY, max(0.05, shortest / 4)))
             try:
                 await self.sweep()
             except Exception:
@@ -486,8 +474,8 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
                 t.cancel()
             await registry.close()
             await the_store.close()
-            if settings.bot_pool is not None:
-                settings.bot_pool.shutdown(wait=False, cancel_futures=True)
+            if settings.bot_pools is not None:
+                settings.bot_pools.shutdown()
 
     app = FastAPI(title="Liverpool", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url=None)
@@ -636,24 +624,16 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
                 config["deals"] = body["deals"]
         # the limits are counted last: a refused request costs the client nothing
         await rates.check("create", client)
-        if await registry.tables_of(client) >= lim.open_tables_per_client:
-            raise ApiError(429, "too_many_tables", f"at most {lim.open_tables_per_client} "
-                           f"tables waiting to start or playing from one address; wait for "
-                           f"a game to end")
-        if registry.open_tables() >= lim.open_tables:
-            raise ApiError(503, "busy", "the server has too many tables waiting to start; "
-                                        "try again later")
-        try:  # the game must be creatable now, not fail at the start (off the event loop)
-            await asyncio.to_thread(TableOwner.check_config, config)
-        except (ValueError, TypeError) as e:
-            raise ApiError(400, "bad_request", str(e)[:500]) from None
         table_id = await registry.new_id()
-        owner, token = await TableOwner.create(the_store, settings, table_id, config, nickname)
-        owner.creator = client
-        registry.add(owner)
-        if registry.cluster is not None:
-            # kept a day after the client's last create: longer than any game lasts
-            await registry.cluster.note_created(client, table_id, CREATED_KEPT)
+        async with registry.capacity.admit(client, table_id, registry.expire):
+            try:  # the game must be creatable now, not fail at the start (off the event loop)
+                await asyncio.to_thread(TableOwner.check_config, config)
+            except (ValueError, TypeError) as e:
+                raise ApiError(400, "bad_request", str(e)[:500]) from None
+            owner, token = await TableOwner.create(the_store, settings, table_id, config,
+                                                   nickname)
+            owner.creator, owner.network = client, network_key(client)
+            registry.add(owner)
         return {"table": owner.summary(), "seat": 0, "token": token,
                 "join_secret": owner.join_secret, "share_url": owner.share_url(
                     link_base(request))}

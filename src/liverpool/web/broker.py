@@ -18,6 +18,7 @@ import contextlib
 import json
 import logging
 import secrets
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -183,21 +184,29 @@ class Broker:
 
     async def note_created(self, client: str, table_id: str, keep: float) -> None:
         """Remember (for ``keep`` seconds after the client's last create) that ``client``
-        created ``table_id``: the servers count a client's tables together."""
-        key = f"lv:created:{client}"
+        created ``table_id``, and when: the servers count a client's tables together. It is
+        noted before the table is made, so that two creates at once on two servers see each
+        other."""
+        key = f"lv:made:{client}"
         async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.sadd(key, table_id)
+            pipe.zadd(key, {table_id: time.time()})
             pipe.expire(key, max(1, int(keep)))
             await pipe.execute()
 
-    async def created_by(self, client: str) -> list[str]:
-        """The tables ``client`` created that are still remembered."""
-        ids = await self._redis.smembers(f"lv:created:{client}")
-        return sorted(i.decode() if isinstance(i, bytes) else str(i) for i in ids)
+    async def created_by(self, client: str) -> dict[str, float]:
+        """The tables ``client`` created that are still remembered, with when each was
+        noted."""
+        got = await self._redis.zrange(f"lv:made:{client}", 0, -1, withscores=True)
+        out: dict[str, float] = {}
+        for item in got:
+            assert isinstance(item, tuple | list)
+            i, t = item
+            out[i.decode() if isinstance(i, bytes) else str(i)] = float(t)
+        return out
 
     async def forget_created(self, client: str, table_ids: list[str]) -> None:
         if table_ids:
-            await self._redis.srem(f"lv:created:{client}", *table_ids)
+            await self._redis.zrem(f"lv:made:{client}", *table_ids)
 
     async def sessions(self, server_ids: list[str]) -> dict[str, str | None]:
         """Each server's current session (None: gone, or its Redis link is down)."""

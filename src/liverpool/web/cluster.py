@@ -20,6 +20,7 @@ import contextlib
 import logging
 import random
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -35,6 +36,9 @@ MOVED = 4012  # close code: the table is served by another server now; reconnect
 BROKER_DOWN = 1013  # close code: try again later (the link between servers is down)
 CALL_TIMEOUT = 10.0
 ORPHANS_PER_SWEEP = 256
+# seconds a table noted as being created counts before it is stored (a create takes well under
+# a second; one noted by a server that died then is forgotten after this)
+BEING_MADE = 60.0
 
 
 class HeldElsewhere(Exception):
@@ -283,29 +287,44 @@ class Cluster:
                     log.exception("table %s cannot be listed", table_id)
         return out
 
-    async def tables_created_by(self, client: str) -> int | None:
-        """The tables ``client`` created on any server of the service that are not finished
-        (waiting or playing), or None when Redis cannot tell (each server then counts its
-        own). Finished ones are forgotten as they are found."""
+    async def tables_created_by(self, client: str) -> dict[str, str] | None:
+        """The tables ``client`` (an address, or a network) created on any server of the
+        service that are not finished, with their status ("open" for one being made now), or
+        None when Redis cannot tell (each server then counts its own). Finished ones are
+        forgotten as they are found, and so is a noted one never stored (its create failed
+        on a server that died)."""
         if self.broker is None or not self.broker.up:
             return None
         try:
-            ids = await self.broker.created_by(client)
-            status = await self.store.statuses(ids)
-            done = [i for i in ids if status.get(i) not in ("open", "playing")]
+            noted = await self.broker.created_by(client)
+            status = await self.store.statuses(list(noted))
+            now = time.time()
+            done = [i for i, at in noted.items()
+                    if status.get(i, "open" if now - at < BEING_MADE else "gone")
+                    not in ("open", "playing")]
             await self.broker.forget_created(client, done)
         except Exception as e:  # Redis went away meanwhile: this server counts alone
             log.warning("tables per client: Redis cannot be reached (%s)", type(e).__name__)
             return None
-        return len(ids) - len(done)
+        return {i: status.get(i, "open") for i in noted if i not in done}
 
-    async def note_created(self, client: str, table_id: str, keep: float) -> None:
+    async def note_created(self, client: str, table_id: str, keep: float) -> bool:
+        """Note a table ``client`` is creating; False when Redis cannot be reached."""
         if self.broker is None or not self.broker.up:
-            return
+            return False
         try:
             await self.broker.note_created(client, table_id, keep)
         except Exception as e:
             log.warning("tables per client: Redis cannot be reached (%s)", type(e).__name__)
+            return False
+        return True
+
+    async def forget_created(self, client: str, table_id: str) -> None:
+        """A create noted and then refused: its place is free again."""
+        if self.broker is None:
+            return
+        with contextlib.suppress(Exception):
+            await self.broker.forget_created(client, [table_id])
 
     async def lobby(self, offset: int, size: int) -> dict[str, Any]:
         """A page of the public tables of every server (a table whose server cannot answer

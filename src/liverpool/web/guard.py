@@ -139,6 +139,18 @@ def client_key(address: str) -> str:
     return str(ip)
 
 
+def network_key(client: str) -> str:
+    """The network a client (``client_key``) belongs to, for the caps per network: an IPv4
+    address's /24, an IPv6 client's /48 (a site is commonly given a /48, so one subscriber
+    holds thousands of /64s). Anything else as it is."""
+    try:
+        net = ipaddress.ip_network(client, strict=False)
+    except ValueError:
+        return client
+    prefix = 24 if net.version == 4 else 48
+    return str(net.supernet(new_prefix=prefix)) if net.prefixlen > prefix else str(net)
+
+
 def _headers(scope: Scope) -> dict[str, str]:
     return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
 

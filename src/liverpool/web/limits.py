@@ -76,10 +76,13 @@ class Limits:
     join_rate: str = "30/minute"
     start_rate: str = "20/minute"
     replay_rate: str = "30/minute"
-    open_tables: int = 500
+    open_tables: int = 500  # waiting to start, in all
+    waiting_tables_per_client: int = 3
     open_tables_per_client: int = 5  # open or playing: every table not finished counts
+    tables_per_network: int = 20  # open or playing, from one IPv4 /24 or IPv6 /48
     playing_tables: int = 100
     open_table_ttl: float = 3600.0
+    idle_table_ttl: float = 300.0  # waiting, and no seated person connected
     lobby_page: int = 20
     # text
     nickname_max: int = 24

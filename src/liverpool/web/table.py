@@ -158,6 +158,8 @@ class TableOwner(TablePlay):
             self._detach(c)
             c.close(4001, "removed")
         self.seats[seat].conns.clear()
+        if not any(s.conns for s in self.seats) and self.unattended_since is None:
+            self.unattended_since = time.time()
         self.held.append(Held(self.version, "lobby", table=self.summary()))
         self._broadcast_lobby()
         if "join_secret" in data:  # the players still seated get the new link
@@ -230,6 +232,7 @@ class TableOwner(TablePlay):
             if not s.conns:
                 changed = True
             s.conns.add(conn)
+            self.unattended_since = None
             if s.grace is not None:
                 s.grace.cancel()
                 s.grace = None
@@ -288,6 +291,8 @@ class TableOwner(TablePlay):
             return False
         s = self.seats[conn.seat]
         s.conns.discard(conn)
+        if not any(seat.conns for seat in self.seats) and self.unattended_since is None:
+            self.unattended_since = time.time()
         return not s.conns
 
     async def on_close(self, conn: Conn) -> None:
@@ -457,7 +462,7 @@ class TableOwner(TablePlay):
         got = known.get(seat)
         if got is None:
             # kept in this version's dict: if the table moved on meanwhile, nobody reads it
-            got = known[seat] = await self._think(hint, board.view_for(seat), legal)
+            got = known[seat] = await self._think(None, hint, board.view_for(seat), legal)
         action, reason = got
         conn.send({"type": "hint", "version": version, "action": action.to_json(),
                    "reason": reason})

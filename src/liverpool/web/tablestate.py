@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -68,6 +69,10 @@ class TableState:
         self.join_secret: str | None = cfg.get("join_secret")  # a removal changes it
         self.removed: set[str] = set()  # client marks of players the host removed
         self.creator: str | None = None  # the address that created it (not stored)
+        self.network: str | None = None  # its network (guard.network_key; not stored)
+        # since when no seated person has been connected (None: somebody is): a table
+        # waiting to start that nobody sits at expires in minutes (capacity.py)
+        self.unattended_since: float | None = time.time()
         self.store = store
         self.settings = settings
         self.preset: str = cfg["rules"]
