@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import threading
+from collections.abc import Callable
 from typing import Any
 
+from liverpool.bots.expert import ExpertBot
 from liverpool.cards import card_str, parse_cards
 from liverpool.engine import stacked_deck
 from liverpool.rules import RuleSet
+from liverpool.web.botpool import MIN_CAP_MS, BotPools, Lane
 from liverpool.web.limits import Limits
 from liverpool.web.table import MAX_INTENT_CHANGES
 
@@ -92,7 +96,7 @@ async def test_flipping_a_request_never_holds_the_bots_past_the_window(sqlite_ur
         await ann.close()
 
 
-# ---- 2. removal keeps the removed player out ------------------------------------------------------
+# ---- 2. removal keeps the removed player out ----------------------------------------------------
 async def _join(srv: Any, tid: str, name: str, secret: str | None,
                 address: str = "198.51.100.20") -> Any:
     return await srv.http.post(f"/api/tables/{tid}/join",
@@ -154,3 +158,229 @@ async def test_a_removed_player_cannot_join_a_public_table_again(sqlite_url: str
     async with serve(sqlite_url) as srv:
         r = await _join(srv, tid, "Bob", None, "198.51.100.20")
         assert r.status_code == 403 and r.json()["error"] == "removed", r.text
+
+
+# ---- 3. capacity: many addresses within their caps cannot lock out a new client ---------------
+async def _create(srv: Any, address: str, **more: Any) -> Any:
+    return await srv.http.post("/api/tables", json={"nickname": "Ann",
+                                                    "seats": [{"kind": "human"}] * 3, **more},
+                               headers={"x-forwarded-for": address})
+
+
+async def _status(srv: Any, tid: str) -> str:
+    return str((await srv.http.get(f"/api/tables/{tid}")).json()["status"])
+
+
+async def test_tables_nobody_sits_at_expire_in_minutes(sqlite_url: str) -> None:
+    """A table waiting to start that no seated person was ever connected to, or is no longer,
+    expires after ``idle_table_ttl``; one with its host at it does not."""
+    async with serve(sqlite_url, limits=relaxed(idle_table_ttl=0.5)) as srv:
+        never = (await srv.create([{"kind": "human"}] * 3))["table"]["id"]
+        kept = await srv.create([{"kind": "human"}] * 3)
+        host = await srv.client(kept["table"]["id"], kept["token"])
+        await host.until(lambda m: m["type"] == "welcome")
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 20
+        while await _status(srv, never) != "expired":
+            assert loop.time() < end, "the table nobody sat at did not expire"
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(1.0)  # two idle times: the host is still there
+        assert await _status(srv, kept["table"]["id"]) == "open"
+        await host.close()  # the host leaves: the table is idle from now on
+        end = loop.time() + 20
+        while await _status(srv, kept["table"]["id"]) != "expired":
+            assert loop.time() < end, "the table its host left did not expire"
+            await asyncio.sleep(0.05)
+
+
+async def test_a_clients_waiting_tables_count_apart_from_its_games(sqlite_url: str) -> None:
+    async with serve(sqlite_url, limits=relaxed(waiting_tables_per_client=2,
+                                                open_tables_per_client=3)) as srv:
+        made = [await _create(srv, "198.51.100.7") for _ in range(2)]
+        assert all(r.status_code == 201 for r in made)
+        r = await _create(srv, "198.51.100.7")
+        assert r.status_code == 429 and "waiting" in r.json()["message"], r.text
+        for t in (m.json() for m in made):  # started: no longer waiting, still unfinished
+            r = await srv.http.post(f"/api/tables/{t['table']['id']}/start",
+                                    json={"token": t["token"]})
+            assert r.status_code == 200, r.text
+        assert (await _create(srv, "198.51.100.7")).status_code == 201
+        r = await _create(srv, "198.51.100.7")  # 1 waiting, but 3 unfinished: the other cap
+        assert r.status_code == 429 and "playing" in r.json()["message"], r.text
+        assert (await _create(srv, "198.51.100.8")).status_code == 201
+
+
+async def test_a_networks_tables_are_capped(sqlite_url: str) -> None:
+    """Addresses of one IPv4 /24 or one IPv6 /48 share ``tables_per_network``: a hundred
+    addresses of one network, each within its own caps, cannot fill the server."""
+    async with serve(sqlite_url, limits=relaxed(tables_per_network=4,
+                                                waiting_tables_per_client=3)) as srv:
+        made = [await _create(srv, f"198.51.100.{i}") for i in range(1, 8)]
+        assert [r.status_code for r in made] == [201] * 4 + [429] * 3
+        assert "network" in made[-1].json()["message"]
+        assert (await _create(srv, "198.51.101.1")).status_code == 201
+        made = [await _create(srv, f"2001:db8:7:{i:x}::1") for i in range(1, 7)]
+        assert [r.status_code for r in made] == [201] * 4 + [429] * 2
+        assert (await _create(srv, "2001:db8:8::1")).status_code == 201
+
+
+async def test_creates_at_the_same_moment_cannot_pass_a_cap(sqlite_url: str) -> None:
+    """A create's place is counted before its first await: twenty creates at once from one
+    address make its cap of tables, and twenty from twenty networks the server's."""
+    async with serve(sqlite_url, limits=relaxed(waiting_tables_per_client=2)) as srv:
+        answers = await asyncio.gather(*(_create(srv, "198.51.100.9") for _ in range(20)))
+        assert sorted(r.status_code for r in answers) == [201] * 2 + [429] * 18
+    async with serve(sqlite_url.replace(".db", "-2.db"), limits=relaxed(open_tables=5)) as srv:
+        answers = await asyncio.gather(*(_create(srv, f"203.0.{i}.1") for i in range(20)))
+        assert sorted(r.status_code for r in answers) == [201] * 5 + [503] * 15
+        assert srv.app.state.registry.capacity.waiting() == 5
+
+
+async def test_an_idle_table_gives_its_place_to_a_new_client(
+        sqlite_url: str, monkeypatch: Any) -> None:
+    """When every waiting place is taken, the table nobody has sat at for longest expires so
+    that a new client may create one; tables with a person at them never do."""
+    from liverpool.web import capacity
+    monkeypatch.setattr(capacity, "YIELD_AFTER", 0.3)
+    async with serve(sqlite_url, limits=relaxed(open_tables=3)) as srv:
+        idle = (await _create(srv, "198.51.100.1")).json()["table"]["id"]
+        await asyncio.sleep(0.05)
+        seated = []
+        for address in ("198.51.100.2", "198.51.100.3"):
+            t = (await _create(srv, address)).json()
+            c = await srv.client(t["table"]["id"], t["token"])
+            await c.until(lambda m: m["type"] == "welcome")
+            seated.append((t["table"]["id"], c))
+        r = await _create(srv, "203.0.113.1")  # nobody idle long enough yet
+        assert r.status_code == 503 and r.json()["error"] == "busy", r.text
+        await asyncio.sleep(0.4)
+        assert (await _create(srv, "203.0.113.1")).status_code == 201
+        assert await _status(srv, idle) == "expired"
+        assert all([await _status(srv, tid) == "open" for tid, _ in seated])
+        r = await _create(srv, "203.0.113.2")  # the others have people at them
+        assert r.status_code == 503, r.text
+        for _, c in seated:
+            await c.close()
+
+
+# ---- 4. bots: shared by turns and lanes ---------------------------------------------------------
+def _job(tag: str, order: list[str], gate: threading.Event) -> Callable[[], str]:
+    def run() -> str:
+        gate.wait(10)  # only a guard: the test opens it
+        order.append(tag)
+        return tag
+    return run
+
+
+async def test_a_lane_serves_the_clients_in_turn() -> None:
+    """A client's queue of jobs never stands before another client's job: after each job, every
+    other client with work waiting is served once."""
+    lane = Lane("test", 1)
+    gate, order = threading.Event(), []
+    try:
+        first = asyncio.create_task(lane.run("A", _job("A0", order, gate)))
+        await asyncio.sleep(0.05)  # A0 holds the only worker
+        rest = [asyncio.create_task(lane.run("A", _job(f"A{i}", order, gate)))
+                for i in range(1, 5)]
+        rest += [asyncio.create_task(lane.run(c, _job(f"{c}1", order, gate))) for c in "BC"]
+        await asyncio.sleep(0.05)
+        assert lane.running == 1 and lane.waiting == 6
+        gate.set()
+        got = await asyncio.gather(first, *rest)
+        assert got == ["A0", "A1", "A2", "A3", "A4", "B1", "C1"]
+        assert order == ["A0", "A1", "B1", "C1", "A2", "A3", "A4"]
+        assert lane.busy() == 0
+    finally:
+        gate.set()
+        lane.shutdown()
+
+
+async def test_a_job_whose_table_stopped_waiting_is_not_run() -> None:
+    lane = Lane("test", 1)
+    gate, order = threading.Event(), []
+    try:
+        first = asyncio.create_task(lane.run("A", _job("A0", order, gate)))
+        await asyncio.sleep(0.05)
+        gone = asyncio.create_task(lane.run("B", _job("B0", order, gate)))
+        await asyncio.sleep(0.05)
+        gone.cancel()
+        gate.set()
+        assert await first == "A0"
+        assert await lane.run("C", _job("C0", order, gate)) == "C0"
+        assert order == ["A0", "C0"]
+    finally:
+        gate.set()
+        lane.shutdown()
+
+
+async def test_expert_searches_share_what_the_heavy_workers_can_give() -> None:
+    """The more heavy work waits, the shorter each expert search may think (never under
+    MIN_CAP_MS), so that a table's wait stays near ``expert_max_ms``."""
+    pools = BotPools(2, 2000)
+    gate, order = threading.Event(), []
+    try:
+        assert pools.cap_ms() == 2000
+        jobs = [asyncio.create_task(pools.heavy.run(f"c{i}", _job(str(i), order, gate)))
+                for i in range(5)]
+        await asyncio.sleep(0.05)
+        assert pools.heavy.busy() == 5 and pools.cap_ms() == 2000 * 2 / 5
+        more = [asyncio.create_task(pools.heavy.run("x", _job("x", order, gate)))
+                for _ in range(100)]
+        await asyncio.sleep(0.05)
+        assert pools.cap_ms() == MIN_CAP_MS
+        # an expert bot is given the cap of the moment its search starts
+        bot = ExpertBot(millis=2000)
+        gate.set()
+        await asyncio.gather(*jobs, *more)
+        assert await pools.think("c", bot, lambda: bot.cap_ms) == 2000
+    finally:
+        gate.set()
+        pools.shutdown()
+
+
+async def test_one_clients_searching_bots_never_hold_another_clients_table(
+        sqlite_url: str, monkeypatch: Any) -> None:
+    """One address's tables of experts hold every heavy worker (their searches here wait for
+    the test): another address's table of basic bots plays on, in the light lane, and its
+    expert's turn comes after at most one search of the first address."""
+    gate = threading.Event()
+    started: list[str] = []
+    real = ExpertBot.choose
+
+    def held(self: ExpertBot, *args: Any) -> Any:
+        started.append(threading.current_thread().name)
+        gate.wait(30)  # only a guard: the test opens it
+        return real(self, *args)
+
+    monkeypatch.setattr(ExpertBot, "choose", held)
+    seats = [{"kind": "human"}] + [{"kind": "bot", "level": "expert:2it"}] * 3
+    async with serve(sqlite_url, limits=relaxed(bot_workers=2)) as srv:
+        try:
+            for _ in range(3):
+                t = (await _create(srv, "198.51.100.1", seats=seats, turn_timer=0.01)).json()
+                r = await srv.http.post(f"/api/tables/{t['table']['id']}/start",
+                                        json={"token": t["token"]})
+                assert r.status_code == 200, r.text
+            pools = srv.app.state.registry.settings.bots()
+            await until(lambda: pools.heavy.running == 2, "the heavy workers taken")
+            mine = (await _create(srv, "203.0.113.9", turn_timer=0.01,
+                                  seats=[{"kind": "human"}] + [{"kind": "bot",
+                                                                "level": "basic"}] * 3)).json()
+            tid = mine["table"]["id"]
+            r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": mine["token"]})
+            assert r.status_code == 200, r.text
+            owner = srv.app.state.registry.owners[tid]
+            at = owner.version
+            await until(lambda: owner.version >= at + 20, "the basic table's moves", 30)
+            assert pools.heavy.running == 2 and len(started) == 2
+            assert all(name.startswith("liverpool-bots-heavy") for name in started)
+        finally:
+            gate.set()
+
+
+async def until(pred: Callable[[], Any], what: str, timeout: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not pred():
+        assert loop.time() < end, f"{what} did not happen"
+        await asyncio.sleep(0.02)

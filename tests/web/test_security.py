@@ -435,45 +435,39 @@ async def test_bots_think_in_their_pool_never_on_the_event_loop(
 
 async def test_a_table_waits_for_one_bot_decision_at_a_time_in_order(
         sqlite_url: str) -> None:
-    """With one bot worker: while one table's bot thinks (here: blocks), the server still
-    answers, another table's decision waits its turn in the pool, and no table ever has two
-    decisions waiting, so a waiting table is served after at most one more of another's."""
+    """With one worker in the lane: while one table's bot thinks (here: blocks), the server
+    still answers, another table's decision waits its turn in the lane, and no table ever has
+    two decisions waiting, so a waiting table is served after at most one more of another's.
+    (The two tables are one client's: liverpool.web.botpool serves a client's jobs in order.)"""
     log: list[tuple[str, str | None]] = []  # ("submit" | "start" | "end", table)
     gate = threading.Event()
     async with serve(sqlite_url, limits=relaxed(bot_workers=1)) as srv:
         registry = srv.app.state.registry
-        pool = registry.settings.pool()
+        lane = registry.settings.bots().light
         blocked: list[str] = []
+        real_run = lane.run
 
-        def table_of(args: tuple[Any, ...]) -> str | None:
-            for owner in registry.owners.values():
-                rngs = owner.match.rngs if owner.match is not None else []
-                things = [*rngs, *owner.bots.values(), owner.cover_bot]
-                if any(any(a is x for x in things) for a in args):
-                    return str(owner.id)
-            return None
-
-        real_submit = pool.submit
-
-        def submit(fn: Any, *args: Any) -> Any:
-            holder = getattr(fn, "__self__", None)  # a bot, or a bot's move (its bot, its rng)
-            tid = table_of((holder, getattr(holder, "bot", None), getattr(holder, "rng", None),
-                            *args))
+        async def run(client: str, job: Any) -> Any:
+            # the table whose owner is thinking: the one whose queue runs now (its owner
+            # awaits this call), found by the task's name
+            task = asyncio.current_task()
+            name = task.get_name() if task is not None else ""
+            tid = name[len("table-"):] if name.startswith("table-") else None
             log.append(("submit", tid))
 
-            def run() -> Any:
+            def wrapped() -> Any:
                 log.append(("start", tid))
                 try:
                     if tid is not None and not blocked:
                         blocked.append(tid)  # the first decision waits for the test
                         gate.wait(20)  # only a guard: the test opens it
-                    return fn(*args)
+                    return job()
                 finally:
                     log.append(("end", tid))
 
-            return real_submit(run)
+            return await real_run(client, wrapped)
 
-        pool.submit = submit  # type: ignore[method-assign]
+        lane.run = run  # type: ignore[method-assign]
         tables = []
         for _ in range(2):
             t = await srv.create([{"kind": "human"}, {"kind": "bot", "level": "basic"},

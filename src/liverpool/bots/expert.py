@@ -76,6 +76,9 @@ class ExpertBot:
         self.basic = BasicBot()
         self.clock = clock
         self.worlds_sampled = 0
+        # the most milliseconds one search may take, whatever its budget: set by a host that
+        # shares its workers between tables (the web server), None elsewhere
+        self.cap_ms: float | None = None
 
     def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
         if len(legal) == 1:
@@ -131,9 +134,12 @@ class ExpertBot:
         small budget's noise does not make the bot play worse than its heuristic."""
         scores: list[list[float]] = [[] for _ in candidates]
         deadline = None if self.millis is None else self.clock() + self.millis / 1000
+        cap = None if self.cap_ms is None else self.clock() + self.cap_ms / 1000
         worlds = 0
         horizon = PLAYOUT_ROUNDS * len(view.players)
         while True:
+            if cap is not None and worlds > 0 and self.clock() >= cap:
+                break
             if deadline is None:
                 if worlds >= (self.iterations or 0) and (
                         worlds >= (self.most or 0) or (worlds % STEP == 0 and not is_open(scores))):

@@ -14,10 +14,10 @@ import hashlib
 import json
 import re
 import secrets
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .botpool import BotPools
 from .guard import Origins
 from .limits import Limits
 
@@ -73,16 +73,15 @@ class Settings:
     bot_commands: dict[str, str] = field(default_factory=dict)  # level name -> command line
     limits: Limits = field(default_factory=Limits)
     origins: Origins = field(default_factory=Origins)
-    # bots think here, never on the event loop: a bounded pool, first come first served, and
-    # each table waits for one decision at a time, so no table's bots starve another's
-    bot_pool: ThreadPoolExecutor | None = None
+    # bots think here, never on the event loop: light and heavy workers, each serving the
+    # tables' creators in turn (botpool.py)
+    bot_pools: BotPools | None = None
     metrics: Metrics | None = None  # what the owners count (ops.py); None: nothing
 
-    def pool(self) -> ThreadPoolExecutor:
-        if self.bot_pool is None:
-            self.bot_pool = ThreadPoolExecutor(self.limits.bot_workers,
-                                               thread_name_prefix="liverpool-bots")
-        return self.bot_pool
+    def bots(self) -> BotPools:
+        if self.bot_pools is None:
+            self.bot_pools = BotPools(self.limits.bot_workers, self.limits.expert_max_ms)
+        return self.bot_pools
 
 
 class Conn:

@@ -194,7 +194,7 @@ class TablePlay(TableState):
                 else:
                     ev = game_end_event(g)
                 try:
-                    await self._think(bot_event, b, ev)
+                    await self._think(b, bot_event, b, ev)
                 except Exception:
                     log.exception("table %s: the bot of seat %d failed an event", self.id, seat)
                 self._collect_incidents(seat, b)
@@ -270,7 +270,7 @@ class TablePlay(TableState):
             await self._bot_events("hand_end", "game_end" if g.over else "hand_start")
         if g.over:
             for b in self.bots.values():
-                await self._think(close_bot, b)
+                await self._think(b, close_bot, b)
             self._broadcast_lobby()
             self._tell_idle()
 
@@ -280,7 +280,10 @@ class TablePlay(TableState):
         instead of one that raised or was illegal (an incident says so)."""
         assert self.match is not None
         move = self.match.prepare(seat, bot or self.bots.get(seat) or self.cover_bot)
-        a = self.match.accept(move, await self._think(move.decide))
+        # one legal action: no bot is asked, nothing to think about
+        answer = move.only if move.only is not None else await self._think(move.bot,
+                                                                            move.decide)
+        a = self.match.accept(move, answer)
         for inc in self.match.take_incidents():
             self._note_incident(inc["seat"], str(inc.get("bot") or inc.get("name") or "bot"),
                                 str(inc.get("kind")), str(inc.get("message")),
@@ -289,10 +292,10 @@ class TablePlay(TableState):
         await self._report_incidents()
         return a
 
-    async def _think(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """Bot work (a choice, a hint, an event for an external bot) in the bots' pool."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.settings.pool(), fn, *args)
+    async def _think(self, bot: Bot | None, fn: Callable[..., Any], *args: Any) -> Any:
+        """Bot work (a choice, an event for an external bot; ``bot`` None: a hint) in the
+        bots' workers, in this table's creator's turn (liverpool.web.botpool)."""
+        return await self.settings.bots().think(self.creator or self.id, bot, fn, *args)
 
     async def _resolve_step(self) -> None:
         """One action of a buy round or call window, as the core settles it: a seat's intent,
