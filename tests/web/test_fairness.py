@@ -16,6 +16,7 @@ import asyncio
 import dataclasses
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from liverpool.bots.expert import ExpertBot
@@ -384,3 +385,10 @@ async def until(pred: Callable[[], Any], what: str, timeout: float = 20.0) -> No
     while not pred():
         assert loop.time() < end, f"{what} did not happen"
         await asyncio.sleep(0.02)
+
+
+def test_every_limit_is_documented() -> None:
+    """docs/security.md names every limit a server applies (``Limits``), with its default."""
+    doc = (Path(__file__).parents[2] / "docs" / "security.md").read_text()
+    missing = [f.name for f in dataclasses.fields(Limits) if f"`{f.name}`" not in doc]
+    assert not missing, missing
