@@ -392,3 +392,35 @@ def test_every_limit_is_documented() -> None:
     doc = (Path(__file__).parents[2] / "docs" / "security.md").read_text()
     missing = [f.name for f in dataclasses.fields(Limits) if f"`{f.name}`" not in doc]
     assert not missing, missing
+
+
+async def test_a_game_nobody_watches_sleeps_and_gives_its_place(sqlite_url: str) -> None:
+    """A game nobody has been connected to for ``idle_table_ttl`` stops (no bot moves, no
+    clock) and leaves its place among the games in play; the first connection wakes it."""
+    async with serve(sqlite_url, bot_think=0.05, grace=0.1,
+                     limits=relaxed(idle_table_ttl=0.5, playing_tables=1)) as srv:
+        t = await srv.create([{"kind": "human"}] + [{"kind": "bot", "level": "basic"}] * 2,
+                             turn_timer=0.2)
+        tid = t["table"]["id"]
+        host = await srv.client(tid, t["token"])
+        r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": t["token"]})
+        assert r.status_code == 200, r.text
+        owner = srv.app.state.registry.owners[tid]
+        other = await srv.create([{"kind": "human"}] * 3)
+        other_start = {"token": other["token"]}
+        other_host = await srv.client(other["table"]["id"], other["token"])  # kept waiting
+        r = await srv.http.post(f"/api/tables/{other['table']['id']}/start", json=other_start)
+        assert r.status_code == 503 and r.json()["error"] == "busy", r.text
+        await host.close()  # nobody watches from now on
+        await until(lambda: owner.asleep, "the unwatched game's sleep", 20)
+        at = owner.version
+        await asyncio.sleep(1.0)  # bots think 0.05 s, the turn timer is 0.2 s: nothing moves
+        assert owner.version == at and owner.status == "playing"
+        r = await srv.http.post(f"/api/tables/{other['table']['id']}/start", json=other_start)
+        assert r.status_code == 200, r.text
+        watcher = await srv.client(tid, None)  # a spectator wakes it
+        await until(lambda: owner.version > at + 3 or owner.status == "over",
+                    "the game going on", 20)
+        assert not owner.asleep
+        await watcher.close()
+        await other_host.close()

@@ -328,8 +328,9 @@ class Registry:
                 return table_id
 
     def playing_tables(self) -> int:
-        """Tables in play here, with the starts under way."""
-        return self._starting + sum(1 for o in self.owners.values() if o.status == "playing")
+        """Games in play here (a sleeping one is not), with the starts under way."""
+        return self._starting + sum(1 for o in self.owners.values()
+                                    if o.status == "playing" and not o.asleep)
 
     async def expire(self, owner: TableOwner) -> bool:
         """Close a table waiting to start (it leaves the lobby, then memory)."""
@@ -344,6 +345,9 @@ class Registry:
         for owner in self.capacity.due_to_expire():
             with contextlib.suppress(Exception):
                 await self.expire(owner)
+        for owner in self.capacity.due_to_sleep():
+            with contextlib.suppress(Exception):
+                await owner.call(owner.sleep)
 
     async def sweep_forever(self) -> None:
         while True:

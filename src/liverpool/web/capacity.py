@@ -155,6 +155,14 @@ class Capacity:
             if victim is not None:
                 self._yielding.discard(victim.id)
 
+    def due_to_sleep(self, now: float | None = None) -> list[TableOwner]:
+        """Games in play nobody has been connected to (seated or watching) for
+        ``idle_table_ttl``: they sleep, and leave their place among the games in play."""
+        now = self.clock() if now is None else now
+        return [o for o in self.owners() if o.status == "playing" and not o.asleep
+                and o.unwatched_since is not None
+                and now - o.unwatched_since > self.limits.idle_table_ttl]
+
     def due_to_expire(self, now: float | None = None) -> list[TableOwner]:
         """Waiting tables past their time: not started within ``open_table_ttl``, or idle (no
         seated person connected, never or no longer) for ``idle_table_ttl``."""

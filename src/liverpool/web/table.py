@@ -200,6 +200,8 @@ class TableOwner(TablePlay):
         for s in self.seats:
             if s.kind == "human" and not s.conns:
                 self._start_grace(s)
+        if not self.conns:
+            self.unwatched_since = time.time()
         await self._bot_events("game_start", "hand_start")
         self._broadcast_lobby()
         self._schedule()  # the clocks run from the deal: the syncs carry them
@@ -226,6 +228,9 @@ class TableOwner(TablePlay):
             left = conn.seat  # the socket sat elsewhere: that seat may have nobody now
         conn.seat, conn.hello = seat, True
         self.conns.add(conn)
+        self.unwatched_since = None
+        woke = self.asleep
+        self.asleep = False
         changed = False
         if seat is not None:
             s = self.seats[seat]
@@ -251,7 +256,7 @@ class TableOwner(TablePlay):
             await self._let_go(left)  # as a closed socket: its grace runs, everyone is told
         elif changed:
             self._broadcast_lobby(skip=conn)
-        if changed or left is not None:
+        if changed or left is not None or woke:
             await self._drive()
 
     def _catch_up(self, conn: Conn, version: int, again: bool = False) -> None:
@@ -287,6 +292,8 @@ class TableOwner(TablePlay):
     def _detach(self, conn: Conn) -> bool:
         """Forget a connection; True if its seat has no connection left."""
         self.conns.discard(conn)
+        if not self.conns and self.status == "playing" and self.unwatched_since is None:
+            self.unwatched_since = time.time()
         if conn.seat is None:
             return False
         s = self.seats[conn.seat]

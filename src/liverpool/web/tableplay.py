@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -204,6 +205,7 @@ class TablePlay(TableState):
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"table-{self.id}")
         if self.status == "playing":
+            self.unwatched_since = time.time()
             for s in self.seats:
                 if s.kind == "human" and not s.conns:
                     self._start_grace(s)
@@ -324,6 +326,9 @@ class TablePlay(TableState):
         g = self.game
         if g is None:
             return
+        if self.asleep:
+            self._cancel_timers()
+            return
         while not g.over:
             if g.phase is Phase.BUY:
                 await self._resolve_step()
@@ -394,7 +399,7 @@ class TablePlay(TableState):
 
     def _schedule(self) -> None:
         g = self.game
-        if g is None or g.over or self.paused:
+        if g is None or g.over or self.paused or self.asleep:
             self._cancel_timers()
             return
         seat = self.decision_seat()
@@ -464,7 +469,7 @@ class TablePlay(TableState):
         self._turn_deadline = self._buy_deadline = None
 
     async def _bot_move(self, seat: int, version: int) -> None:
-        if self.version != version or self.decision_seat() != seat \
+        if self.version != version or self.decision_seat() != seat or self.asleep \
                 or not self.bot_controlled(seat) or self.paused or self.people_waiting():
             return
         self._bot_key = None
@@ -498,7 +503,7 @@ class TablePlay(TableState):
         await self._drive()
 
     async def _buy_timeout(self, version: int) -> None:
-        if self.version != version:
+        if self.version != version or self.asleep:
             return
         self._buy_timer, self._buy_deadline = None, None
         self._window_closed_at = version
@@ -514,6 +519,22 @@ class TablePlay(TableState):
         # bot that waited for the people moves.
         self._schedule()
         self._broadcast(self._requests_msg)
+
+    # ================================================================ sleeping ==============
+    async def sleep(self) -> bool:
+        """A game nobody has watched for a while stops: no bot moves, no clock runs, until
+        somebody connects (``wake``). True if it fell asleep now."""
+        if self.status != "playing" or self.conns or self.asleep:
+            return False
+        self.asleep = True
+        self._cancel_timers()
+        log.info("table %s sleeps: nobody has been connected to it", self.id)
+        return True
+
+    async def wake(self) -> None:
+        if self.asleep:
+            self.asleep = False
+            await self._drive()
 
     # ================================================================ covering a seat ======
     def _start_grace(self, s: SeatState) -> None:

@@ -73,6 +73,10 @@ class TableState:
         # since when no seated person has been connected (None: somebody is): a table
         # waiting to start that nobody sits at expires in minutes (capacity.py)
         self.unattended_since: float | None = time.time()
+        # a game nobody watches (no connection at all) sleeps after a while: its bots and
+        # clocks stop until somebody connects, and it leaves its place among the games in play
+        self.unwatched_since: float | None = None
+        self.asleep = False
         self.store = store
         self.settings = settings
         self.preset: str = cfg["rules"]
