@@ -3,9 +3,13 @@ websockets, and the figures the issue asks for."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
+
+from liverpool.web.bench import KEPT_LIMITS, bench_env, lifted_limits, unsorted_limits
+from liverpool.web.limits import Limits
 
 
 def test_bench_server_quick_run() -> None:
@@ -16,3 +20,39 @@ def test_bench_server_quick_run() -> None:
     assert figures["tables"] == 4 and figures["errors"] == 0
     assert figures["actions"] > 0 and figures["actions_per_s"] > 0
     assert 0 < figures["latency_p50_ms"] <= figures["latency_p99_ms"]
+
+
+def test_the_bench_lifts_every_limit_one_client_or_many_tables_would_hit() -> None:
+    """Every field of ``Limits`` is lifted by the bench or kept on purpose: a cap the bench
+    does not know of would refuse its tables (the cap on games in play once did, unseen)."""
+    fields = {f.name for f in dataclasses.fields(Limits)}
+    lifted = set(lifted_limits())
+    assert unsorted_limits() == [], "decide: lift it (LIFTED_LIMIT) or keep it (KEPT_LIMITS)"
+    assert set(KEPT_LIMITS) <= fields, set(KEPT_LIMITS) - fields  # no stale names
+    assert not lifted & set(KEPT_LIMITS)
+    rates = {f.name for f in dataclasses.fields(Limits) if f.type == "str"}
+    assert rates <= lifted and "message_rate" in rates
+    assert {"playing_tables", "open_tables", "open_tables_per_client",
+            "waiting_tables_per_client", "tables_per_network", "sockets_per_client"} <= lifted
+    env = bench_env()
+    served = Limits.from_env(env)  # the values a server takes
+    assert served.playing_tables >= 1_000_000
+    assert served.create_rate == "1000000/minute"
+    kept = Limits.from_env(bench_env({"playing_tables": "1"}))
+    assert kept.playing_tables == 1 and kept.open_tables >= 1_000_000
+
+
+def test_a_limit_added_later_is_lifted_by_its_name_or_named_as_undecided() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Later(Limits):
+        playing_tables_per_network: int = 50
+        games_per_address: int = 10
+        lookup_rate: str = "5/minute"
+        sockets_per_table: int = 12
+        stale_table_ttl: float = 600.0
+
+    lifted = lifted_limits(Later)
+    for name in ("playing_tables_per_network", "games_per_address", "lookup_rate",
+                 "sockets_per_table"):
+        assert name in lifted, name
+    assert unsorted_limits(Later) == ["stale_table_ttl"]

@@ -36,13 +36,14 @@ from typing import Any
 from ..bots import make_bot
 from ..rules import RuleSet
 from .bench import (
-    BENCH_LIMITS,
     SEAT_BOTS,
     SeatClient,
     Stats,
     _cpu_seconds,
     _free_port,
+    bench_env,
     until_measured,
+    warn_unsorted,
 )
 from .bench import run as run_one
 
@@ -226,7 +227,7 @@ async def _table(urls: list[str], https: list[Any], index: int, think: float, st
 # ==================================================================== the run ==============
 def _start_server(port: int, pg: str, redis_url: str, name: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "LIVERPOOL_GRACE": "3600", "LIVERPOOL_BUY_WINDOW": "0",
-           "LIVERPOOL_HAND_PAUSE": "0", **BENCH_LIMITS}
+           "LIVERPOOL_HAND_PAUSE": "0", **bench_env()}
     return subprocess.Popen(
         [sys.executable, "-m", "liverpool.cli", "serve", "--port", str(port), "--db", pg,
          "--redis", redis_url, "--server-id", name], env=env, stdout=subprocess.DEVNULL,
@@ -333,6 +334,7 @@ async def _wait_ready(urls: list[str], procs: list[subprocess.Popen[bytes]]) -> 
 def run(servers: int, tables: int, think: float, duration: float, kill_one: bool = False,
         pg: str | None = None, redis_url: str | None = None,
         warmup: float = 3.0) -> dict[str, Any]:
+    warn_unsorted()
     with contextlib.ExitStack() as stack:
         pg_url = pg or stack.enter_context(private_postgres()) + "/postgres"
         broker = redis_url or stack.enter_context(private_redis())
