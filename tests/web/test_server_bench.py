@@ -3,12 +3,23 @@ websockets, and the figures the issue asks for."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import subprocess
 import sys
 
-from liverpool.web.bench import KEPT_LIMITS, bench_env, lifted_limits, unsorted_limits
+import httpx
+import pytest
+
+from liverpool.web.bench import (
+    KEPT_LIMITS,
+    Refused,
+    bench_env,
+    lifted_limits,
+    post,
+    unsorted_limits,
+)
 from liverpool.web.limits import Limits
 
 
@@ -18,6 +29,7 @@ def test_bench_server_quick_run() -> None:
     assert out.returncode == 0, out.stderr
     figures = json.loads(out.stdout)
     assert figures["tables"] == 4 and figures["errors"] == 0
+    assert figures["tables_playing"] == 4
     assert figures["actions"] > 0 and figures["actions_per_s"] > 0
     assert 0 < figures["latency_p50_ms"] <= figures["latency_p99_ms"]
 
@@ -56,3 +68,51 @@ def test_a_limit_added_later_is_lifted_by_its_name_or_named_as_undecided() -> No
                  "sockets_per_table"):
         assert name in lifted, name
     assert unsorted_limits(Later) == ["stale_table_ttl"]
+
+
+def test_a_bench_refused_by_a_cap_counts_the_refusals_and_exits_non_zero() -> None:
+    """Three tables against a server that lets one game play: the two refused starts are
+    errors, one table played, and the run says it was short (it once printed 0 errors)."""
+    out = subprocess.run([sys.executable, "-m", "liverpool.cli", "bench", "server", "--tables",
+                          "3", "--think", "0.1", "--duration", "1", "--warmup", "0.5",
+                          "--limit", "playing_tables=1", "--json"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1, out.stderr
+    figures = json.loads(out.stdout)  # the figures are printed all the same
+    assert figures["tables"] == 3 and figures["tables_playing"] == 1
+    assert figures["errors"] == 2 and figures["error_codes"] == {"start:503:busy": 2}
+    assert figures["actions"] > 0
+    line = out.stderr.strip().splitlines()[-1]
+    assert "2 of 3 tables did not play" in line and "start:503:busy x2" in line, line
+
+
+def test_a_limit_the_bench_is_told_to_keep_must_be_a_limit() -> None:
+    out = subprocess.run([sys.executable, "-m", "liverpool.cli", "bench", "server", "--limit",
+                          "playing_tabels=1"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "playing_tables" in out.stderr
+
+
+def test_every_refused_or_unanswered_lobby_request_is_named_by_its_code() -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/api/tables":
+            return httpx.Response(429, json={"error": "too_many_tables", "message": "..."})
+        if request.url.path.endswith("/join"):
+            return httpx.Response(502, text="<html>bad gateway</html>")
+        if request.url.path.endswith("/start"):
+            raise httpx.ConnectError("refused")
+        return httpx.Response(200, json={"token": "t"})
+
+    async def codes() -> list[str]:
+        got = []
+        async with httpx.AsyncClient(base_url="http://bench",
+                                     transport=httpx.MockTransport(answer)) as http:
+            for what, path in (("create", "/api/tables"), ("join", "/api/tables/a/join"),
+                               ("start", "/api/tables/a/start")):
+                with pytest.raises(Refused) as e:
+                    await post(http, what, path, {})
+                got.append(e.value.code)
+            assert await post(http, "join", "/api/tables/a/other", {}) == {"token": "t"}
+        return got
+
+    assert asyncio.run(codes()) == ["create:429:too_many_tables", "join:502:?",
+                                    "start:ConnectError"]
