@@ -335,9 +335,58 @@ def test_the_bench_of_several_servers_kills_one_and_counts_what_was_lost(
         assert key in out, key
     assert out["servers"] == 2 and out["tables"] == 6 and out["killed"]
     assert out["errors"] == 0, out["error_codes"]
+    assert out["tables_playing"] == 6
     assert out["lost_actions"] == 0 and out["acked_actions"] > 0
     assert out["reconnects"] > 0  # the killed server's clients came back through the other
     assert out["failover_s"] is not None and len(out["server_cpu_pct"]) == 2
+
+
+def test_the_bench_of_several_servers_counts_refused_starts_and_tables_that_never_played(
+        pg_url: str, redis_server: RedisServer) -> None:
+    """Each server lets one game play: of 3 tables, the second of the first server is refused
+    its start (an error, not retried: no server was killed) and never plays."""
+    from liverpool.web.clusterbench import run, shortfall
+    out = run(2, 3, 0.1, 1.0, pg=pg_url, redis_url=redis_server.url, warmup=0.5,
+              keep={"playing_tables": "1"})
+    assert out["tables"] == 3 and out["tables_playing"] == 2
+    assert out["errors"] == 1 and out["error_codes"] == {"start:503:busy": 1}
+    assert out["failover_retries"] == {}
+    short = shortfall(out)
+    assert short is not None and "1 of 3 tables did not play" in short, short
+
+
+async def test_after_a_kill_the_bench_retries_unanswered_and_busy_lobby_requests() -> None:
+    """Once a server was killed, a lobby request not answered or answered 503 goes again
+    through the next live server, counted apart from errors; before, or for any other
+    refusal, it is an error."""
+    from liverpool.web.bench import Refused, Stats
+    from liverpool.web.clusterbench import _lobby
+    calls: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        calls.append(request.url.host)
+        if request.url.host == "b" and calls.count("b") == 1:
+            return httpx.Response(503, json={"error": "busy", "message": "moving"})
+        if request.url.path.endswith("/join"):
+            return httpx.Response(409, json={"error": "full", "message": "..."})
+        return httpx.Response(200, json={"ok": True})
+
+    transport = httpx.MockTransport(answer)
+    https = [httpx.AsyncClient(base_url=f"http://{h}", transport=transport) for h in "abc"]
+    stats, stop = Stats(), asyncio.Event()
+    with pytest.raises(Refused) as e:  # nobody killed: a 503 is an error
+        await _lobby(https, [True] * 3, 1, "start", "/api/tables/t/start", {}, stats, stop)
+    assert e.value.code == "start:503:busy" and stats.failover_retries == {}
+    calls.clear()
+    alive = [False, True, True]  # the first was killed: its requests go to the next
+    assert await _lobby(https, alive, 0, "start", "/api/tables/t/start", {}, stats,
+                        stop) == {"ok": True}
+    assert calls == ["b", "c"] and stats.failover_retries == {"start:503:busy": 1}
+    with pytest.raises(Refused) as e:  # a refusal that is not the move's
+        await _lobby(https, alive, 1, "join", "/api/tables/t/join", {}, stats, stop)
+    assert e.value.code == "join:409:full"
+    for http in https:
+        await http.aclose()
 
 
 async def test_items_between_servers_arrive_in_the_order_sent(redis_server: RedisServer) -> None:

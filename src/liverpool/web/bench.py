@@ -163,7 +163,8 @@ class Stats:
     started: int = 0
     late_intents: int = 0
     played: set[int] = dataclasses.field(default_factory=set)  # tables acknowledged measuring
-    retried_codes: dict[str, int] = dataclasses.field(default_factory=dict)  # (of servers)
+    # (bench of servers) refusals while a killed server's tables moved, retried: not errors
+    failover_retries: dict[str, int] = dataclasses.field(default_factory=dict)
 
     def error(self, code: str) -> None:
         """Count one error, whenever it came (a refused table is refused before measuring)."""

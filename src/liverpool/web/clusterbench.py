@@ -8,7 +8,12 @@ SIGKILL of one server in the middle of the measured time), *reconnect* (a client
 whose server died, comes back through the next live server at the version it had seen: not an
 error), *acknowledged action* (an action some client received an update for), *lost action*
 (acknowledged but missing from the database at the end), *failover* (the longest time a table
-made no progress across the kill).
+made no progress across the kill), *failover retry* (after the kill, a create, join or start
+not answered or answered 503, tried again through the next live server: counted in
+``failover_retries``, not as an error, unless still refused after ``FAILOVER_RETRY`` seconds).
+*Playing table* and *error* are as in ``bench``: any other refusal is an error, and a table
+that did not play in the measured window (never started, or stalled all along) makes the run
+short, as does a lost action (``shortfall``: the command exits 1).
 
 Without ``--pg`` and ``--redis`` URLs, a private PostgreSQL and Redis are started from the
 machine's own binaries (Debian's ``postgresql`` and ``redis-server``) in a temporary directory.
@@ -38,11 +43,13 @@ from ..bots import make_bot
 from ..rules import RuleSet
 from .bench import (
     SEAT_BOTS,
+    Refused,
     SeatClient,
     Stats,
     _cpu_seconds,
     _free_port,
     bench_env,
+    post,
     until_measured,
     warn_unsorted,
 )
@@ -196,30 +203,75 @@ async def _seat(urls: list[str], first: int, tid: str, token: str, seat: int, ru
         await asyncio.sleep(0.1 + 0.2 * rng.random())
 
 
+FAILOVER_RETRY = 30.0  # seconds a lobby request is retried while a killed server's tables move
+
+
+class _Stopped(Exception):
+    """The run ended while a request was being retried."""
+
+
+async def _lobby(https: list[Any], alive: list[bool], k: int, what: str, path: str,
+                 body: dict[str, Any], stats: Stats, stop: asyncio.Event) -> dict[str, Any]:
+    """A lobby request through server ``k`` (the next live one if it was killed). Any refusal
+    is ``Refused``, but once a server was killed (``--kill-one``) one not answered, or answered
+    503 (a table changing servers), is tried again through the next live server for up to
+    ``FAILOVER_RETRY`` seconds, each counted in ``failover_retries``, not as an error."""
+    n = len(https)
+    until: float | None = None
+    while True:
+        while not alive[k % n]:
+            k += 1
+        try:
+            return await post(https[k % n], what, path, body)
+        except Refused as e:
+            parts = e.code.split(":")
+            if all(alive) or not (len(parts) == 2 or parts[1] == "503"):
+                raise
+            until = until or time.perf_counter() + FAILOVER_RETRY
+            if time.perf_counter() > until:
+                raise
+            stats.failover_retries[e.code] = stats.failover_retries.get(e.code, 0) + 1
+        if stop.is_set():
+            raise _Stopped
+        k += 1
+        await asyncio.sleep(0.2)
+
+
 async def _table(urls: list[str], https: list[Any], index: int, think: float, stats: Stats,
                  progress: Progress, stop: asyncio.Event, start_at: float,
                  alive: list[bool]) -> None:
+    """Table ``index``: game after game until ``stop``. A refused create, join or start
+    (``_lobby``) counts as an error and ends the table."""
     rules = RuleSet.preset("standard")
     rng = random.Random(index)
-    n = len(urls)
     table = index  # (index moves on with each game, spreading the next one)
     await asyncio.sleep(max(0.0, start_at - time.perf_counter()))
     while not stop.is_set():
-        http = https[index % n]
-        r = await http.post("/api/tables", json={"nickname": "P1",
-                                                 "seats": [{"kind": "human"}] * 4})
-        t = r.json()
-        tid, tokens = t["table"]["id"], [t["token"]]
-        for k in range(2, 5):  # the others join through another server
-            tokens.append((await https[(index + k) % n].post(f"/api/tables/{tid}/join", json={
-                "nickname": f"P{k}", "secret": t["join_secret"]})).json()["token"])
-        seats = [asyncio.create_task(_seat(urls, index + s, tid, tokens[s], s, rules, think,
-                                           stats, progress, random.Random(rng.random()),
-                                           stop, alive, table))
-                 for s in range(4)]
-        await asyncio.sleep(0.2)  # the seats say hello before the game starts
-        await https[(index + 1) % n].post(f"/api/tables/{tid}/start",
-                                          json={"token": tokens[0]})
+        seats: list[asyncio.Task[None]] = []
+        try:
+            t = await _lobby(https, alive, index, "create", "/api/tables", {
+                "nickname": "P1", "seats": [{"kind": "human"}] * 4}, stats, stop)
+            tid, tokens = t["table"]["id"], [t["token"]]
+            for k in range(2, 5):  # the others join through another server
+                tokens.append((await _lobby(https, alive, index + k, "join",
+                                            f"/api/tables/{tid}/join", {
+                                                "nickname": f"P{k}",
+                                                "secret": t["join_secret"]},
+                                            stats, stop))["token"])
+            seats = [asyncio.create_task(_seat(urls, index + s, tid, tokens[s], s, rules, think,
+                                               stats, progress, random.Random(rng.random()),
+                                               stop, alive, table))
+                     for s in range(4)]
+            await asyncio.sleep(0.2)  # the seats say hello before the game starts
+            await _lobby(https, alive, index + 1, "start", f"/api/tables/{tid}/start",
+                         {"token": tokens[0]}, stats, stop)
+        except (Refused, _Stopped) as e:
+            if isinstance(e, Refused):
+                stats.error(e.code)
+            for task in seats:
+                task.cancel()
+            await asyncio.gather(*seats, return_exceptions=True)
+            return
         stats.started += 1
         await asyncio.gather(*seats)
         if not stop.is_set():
@@ -308,7 +360,8 @@ async def _drive(urls: list[str], procs: list[subprocess.Popen[bytes]], tables: 
             "latency_p50_ms": pct(0.50), "latency_p99_ms": pct(0.99),
             "latency_max_ms": round(lat[-1] * 1000, 1) if lat else None,
             "errors": stats.errors + len(failed), "error_codes": stats.error_codes,
-            "late_intents": stats.late_intents, "reconnects": progress.reconnects,
+            "late_intents": stats.late_intents, "failover_retries": stats.failover_retries,
+            "reconnects": progress.reconnects,
             "close_codes": progress.closes,
             "lost_actions": lost, "acked_actions": sum(len(v) for v in progress.acked.values()),
             "failover_s": failover, "killed": kill_one,
