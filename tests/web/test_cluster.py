@@ -8,7 +8,9 @@ import asyncio
 import contextlib
 import logging
 import os
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -25,6 +27,7 @@ from liverpool.web.limits import SHARED_RETRY, ApiError, Limits, RateLimiter
 from liverpool.web.store import StoredEvent, StoredTable, StoreError
 
 from .conftest import Client, RedisServer, free_port, play_turns
+from .test_server_bench import gone, interrupt_when_serving
 from .test_server_game import check_messages
 from .test_server_restart import _ready
 
@@ -387,6 +390,28 @@ async def test_after_a_kill_the_bench_retries_unanswered_and_busy_lobby_requests
     assert e.value.code == "join:409:full"
     for http in https:
         await http.aclose()
+
+
+def test_ctrl_c_stops_the_bench_of_servers_with_its_postgres_and_redis_at_once() -> None:
+    from liverpool.web.clusterbench import postgres_bindir
+    if postgres_bindir() is None or shutil.which("redis-server") is None:
+        pytest.skip("the private PostgreSQL and Redis need Debian's postgresql, redis-server")
+    bench, kids, sent = interrupt_when_serving(
+        ["--servers", "2", "--tables", "2", "--duration", "30"], 2)
+    try:
+        _, err = bench.communicate(timeout=15)
+    finally:
+        bench.kill()
+    assert bench.returncode == 130, err
+    assert time.monotonic() - sent < 4
+    assert len(kids) == 3 and all(gone(pid) for pid, _ in kids), kids  # 2 servers, Redis
+    # the private PostgreSQL (detached by pg_ctl) and Redis no longer listen
+    db = next(cmd for _, cmd in kids if " serve " in cmd).split("--db ")[1].split()[0]
+    redis = next(cmd for _, cmd in kids if "redis-server" in cmd).split()[1]
+    for address in (db.split("@")[1].split("/")[0], redis):
+        host, port = address.rsplit(":", 1)
+        with pytest.raises(OSError):
+            socket.create_connection((host, int(port)), timeout=1).close()
 
 
 async def test_items_between_servers_arrive_in_the_order_sent(redis_server: RedisServer) -> None:

@@ -4,10 +4,15 @@ websockets, and the figures the issue asks for."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -116,3 +121,63 @@ def test_every_refused_or_unanswered_lobby_request_is_named_by_its_code() -> Non
 
     assert asyncio.run(codes()) == ["create:429:too_many_tables", "join:502:?",
                                     "start:ConnectError"]
+
+
+def children(pid: int) -> list[tuple[int, str]]:
+    """The child processes of ``pid``: (pid, command line)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                cmd = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                found.append((int(stat.parent.name), cmd))
+    return found
+
+
+def interrupt_when_serving(args: list[str], servers: int) -> tuple[subprocess.Popen[str],
+                                                                   list[tuple[int, str]], float]:
+    """Start ``liverpool bench server`` with ``args``; once its ``servers`` servers answer
+    and its tables play a little, send it SIGINT (only it: its servers have sessions of their
+    own, as from a terminal). Returns the bench, its children then, and when it was sent."""
+    bench = subprocess.Popen([sys.executable, "-m", "liverpool.cli", "bench", "server", *args],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    end = time.monotonic() + 60
+    ports: list[str] = []
+    while len(ports) < servers:
+        assert bench.poll() is None and time.monotonic() < end, bench.communicate()
+        time.sleep(0.2)
+        ports = [cmd.split("--port ")[1].split()[0] for _, cmd in children(bench.pid)
+                 if " serve " in cmd]
+    for port in ports:
+        while True:
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"http://127.0.0.1:{port}/api/config").status_code == 200:
+                    break
+            assert time.monotonic() < end
+            time.sleep(0.1)
+    time.sleep(1.5)  # the tables start
+    kids = children(bench.pid)
+    bench.send_signal(signal.SIGINT)
+    return bench, kids, time.monotonic()
+
+
+def gone(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    os.killpg(pgid, signal.SIGKILL)  # (not left behind by the test either)
+    return False
+
+
+def test_ctrl_c_stops_the_bench_and_its_server_at_once() -> None:
+    bench, kids, sent = interrupt_when_serving(["--tables", "2", "--duration", "30"], 1)
+    try:
+        _, err = bench.communicate(timeout=10)
+    finally:
+        bench.kill()
+    took = time.monotonic() - sent
+    assert bench.returncode == 130, err
+    assert took < 3, took
+    assert "interrupted" in err
+    assert kids and all(gone(pid) for pid, _ in kids), kids  # the server's whole group

@@ -34,9 +34,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
@@ -473,10 +473,76 @@ async def _wait_ready(proc: subprocess.Popen[bytes], base: str) -> None:
     raise RuntimeError("the server did not start in 30 s")
 
 
+class Interrupted(Exception):
+    """Ctrl-C (SIGINT) stopped a bench; its servers were killed at once."""
+
+
+T = TypeVar("T")
+
+
+async def interruptible(main: Coroutine[Any, Any, T],
+                        procs: Sequence[subprocess.Popen[bytes]]) -> T:
+    """``main``, run by ``asyncio.run``; SIGINT kills the process groups of ``procs`` (the
+    servers, started in sessions of their own: a terminal's Ctrl-C does not reach them) at
+    once, cancels ``main`` with the clients, and raises ``Interrupted``. (The servers are
+    killed first: with them gone, the clients' sockets close without waiting, and a server
+    told to stop would wait for thousands of sockets to close.)"""
+    loop = asyncio.get_running_loop()
+    me = asyncio.current_task()
+    hit = False
+
+    def on_sigint() -> None:
+        nonlocal hit
+        hit = True
+        kill_groups(procs)
+        if me is not None:
+            me.cancel()
+    try:
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+    except (ValueError, RuntimeError):  # not the main thread: Ctrl-C is the caller's
+        return await main
+    try:
+        result = await main
+    except asyncio.CancelledError:
+        if hit:
+            raise Interrupted from None
+        raise
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+    if hit:  # (the cancellation came as main was ending)
+        raise Interrupted
+    return result
+
+
+def kill_groups(procs: Sequence[subprocess.Popen[bytes]]) -> None:
+    """SIGKILL to the process group of each of ``procs`` (each the leader of its own)."""
+    for proc in procs:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+def stop_servers(procs: Sequence[subprocess.Popen[bytes]], grace: float = 15.0) -> None:
+    """SIGTERM to each server's process group; after ``grace`` seconds, or at once when
+    interrupted meanwhile, SIGKILL to what is left of each group."""
+    try:
+        for proc in procs:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGTERM)
+        end = time.monotonic() + grace
+        for proc in procs:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(max(0.0, end - time.monotonic()))
+    finally:
+        kill_groups(procs)
+        for proc in procs:
+            proc.wait()
+
+
 def run(tables: int, think: float, duration: float, warmup: float = 3.0,
         keep: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Figures of ``tables`` tables driven against a server of our own. ``keep``: limits of
-    that server set to a value (field name -> value) instead of lifted."""
+    that server set to a value (field name -> value) instead of lifted. Ctrl-C stops the
+    clients and the server at once (``Interrupted``)."""
     warn_unsorted()
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
@@ -489,14 +555,11 @@ def run(tables: int, think: float, duration: float, warmup: float = 3.0,
             [sys.executable, "-m", "liverpool.cli", "serve", "--port", str(port), "--db",
              str(Path(tmp) / "bench.db")], env=env, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, start_new_session=True)
+
+        async def ready_then_drive() -> dict[str, Any]:
+            await _wait_ready(proc, base)
+            return await _drive(base, tables, think, duration, warmup, proc.pid)
         try:
-            asyncio.run(_wait_ready(proc, base))
-            return asyncio.run(_drive(base, tables, think, duration, warmup, proc.pid))
+            return asyncio.run(interruptible(ready_then_drive(), [proc]))
         finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            stop_servers([proc])

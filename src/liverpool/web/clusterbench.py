@@ -43,13 +43,16 @@ from ..bots import make_bot
 from ..rules import RuleSet
 from .bench import (
     SEAT_BOTS,
+    Interrupted,
     Refused,
     SeatClient,
     Stats,
     _cpu_seconds,
     _free_port,
     bench_env,
+    interruptible,
     post,
+    stop_servers,
     until_measured,
     warn_unsorted,
 )
@@ -80,19 +83,21 @@ def private_postgres(durable: bool = True) -> Iterator[str]:
     if os.geteuid() == 0:
         shutil.chown(datadir, "postgres", "postgres")
     port = _free_port()
-    subprocess.run(_as_postgres([f"{bindir}/initdb", "-D", datadir, "-A", "trust", "-U",
-                                 "postgres", "--no-sync", "-E", "UTF8"]),
-                   check=True, capture_output=True)
-    opts = f"-p {port} -k {datadir} -c listen_addresses=127.0.0.1 -c max_connections=200"
-    if not durable:  # (a benchmark keeps durable commits, as a real service has them)
-        opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-    subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", datadir, "-o", opts, "-w", "-l",
-                                 f"{datadir}/log", "start"]), check=True, capture_output=True)
-    try:
+    try:  # (removed however it ends: an interrupted initdb or start too)
+        subprocess.run(_as_postgres([f"{bindir}/initdb", "-D", datadir, "-A", "trust", "-U",
+                                     "postgres", "--no-sync", "-E", "UTF8"]),
+                       check=True, capture_output=True)
+        opts = f"-p {port} -k {datadir} -c listen_addresses=127.0.0.1 -c max_connections=200"
+        if not durable:  # (a benchmark keeps durable commits, as a real service has them)
+            opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", datadir, "-o", opts, "-w",
+                                     "-l", f"{datadir}/log", "start"]),
+                       check=True, capture_output=True)
         yield f"postgresql://postgres@127.0.0.1:{port}"
     finally:
-        subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", datadir, "-m", "immediate",
-                                     "stop"]), capture_output=True)
+        if os.path.exists(f"{datadir}/postmaster.pid"):
+            subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", datadir, "-m",
+                                         "immediate", "stop"]), capture_output=True)
         shutil.rmtree(datadir, ignore_errors=True)
 
 
@@ -392,28 +397,27 @@ async def _wait_ready(urls: list[str], procs: list[subprocess.Popen[bytes]]) -> 
 def run(servers: int, tables: int, think: float, duration: float, kill_one: bool = False,
         pg: str | None = None, redis_url: str | None = None,
         warmup: float = 3.0, keep: dict[str, str] | None = None) -> dict[str, Any]:
+    """Figures of ``tables`` tables driven against ``servers`` servers of our own, on ``pg``
+    and ``redis_url`` or private ones; ``keep`` as in ``bench.run``. Ctrl-C stops the clients,
+    the servers, PostgreSQL and Redis at once (``Interrupted``)."""
     warn_unsorted()
     with contextlib.ExitStack() as stack:
         pg_url = pg or stack.enter_context(private_postgres()) + "/postgres"
         broker = redis_url or stack.enter_context(private_redis())
         ports = [_free_port() for _ in range(servers)]
         urls = [f"http://127.0.0.1:{p}" for p in ports]
-        procs = [_start_server(p, pg_url, broker, f"bench{i}", keep)
-                 for i, p in enumerate(ports)]
+        procs: list[subprocess.Popen[bytes]] = []
         try:
-            asyncio.run(_wait_ready(urls, procs))
-            return asyncio.run(_drive(urls, procs, tables, think, duration, warmup, kill_one,
-                                      pg_url))
-        finally:
-            for proc in procs:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGTERM)
-            for proc in procs:
-                try:
-                    proc.wait(15)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
+            for i, p in enumerate(ports):
+                procs.append(_start_server(p, pg_url, broker, f"bench{i}", keep))
+
+            async def ready_then_drive() -> dict[str, Any]:
+                await _wait_ready(urls, procs)
+                return await _drive(urls, procs, tables, think, duration, warmup, kill_one,
+                                    pg_url)
+            return asyncio.run(interruptible(ready_then_drive(), procs))
+        finally:  # (then the private PostgreSQL and Redis, if any, are stopped)
+            stop_servers(procs)
     raise AssertionError("unreachable")
 
 
@@ -451,7 +455,7 @@ def shortfall(out: dict[str, Any]) -> str | None:
 
 def main(args: argparse.Namespace) -> int:
     """``liverpool bench server``: one server (``bench.run``) or several (``run``). Exits 1
-    when the run was short (``shortfall``), after printing its figures."""
+    when the run was short (``shortfall``), after printing its figures; 130 on Ctrl-C."""
     quick = bool(getattr(args, "quick", False))
     tables = 4 if quick else int(args.tables)
     think = 0.2 if quick else float(args.think)
@@ -471,16 +475,21 @@ def main(args: argparse.Namespace) -> int:
     if keep is None:
         return 2
     servers = getattr(args, "servers", None)
-    if servers is not None or getattr(args, "kill_one", False):
-        if servers is None or servers < 1 or (args.kill_one and servers < 2):
-            print("liverpool bench server: --servers N >= 1 (>= 2 with --kill-one)",
-                  file=sys.stderr)
-            return 2
-        measured = duration * (2 if quick and args.kill_one else 1)
-        out = run(servers, tables, think, measured, kill_one=args.kill_one, pg=args.pg,
-                  redis_url=args.redis, warmup=warmup, keep=keep)
-    else:
-        out = run_one(tables, think, duration, warmup=warmup, keep=keep)
+    kill_one = bool(getattr(args, "kill_one", False))
+    if (servers is not None and servers < 1) or (kill_one and (servers or 0) < 2):
+        print("liverpool bench server: --servers N >= 1 (>= 2 with --kill-one)",
+              file=sys.stderr)
+        return 2
+    try:
+        if servers is not None:
+            measured = duration * (2 if quick and kill_one else 1)
+            out = run(servers, tables, think, measured, kill_one=kill_one, pg=args.pg,
+                      redis_url=args.redis, warmup=warmup, keep=keep)
+        else:
+            out = run_one(tables, think, duration, warmup=warmup, keep=keep)
+    except (Interrupted, KeyboardInterrupt):
+        print("liverpool bench server: interrupted; its servers are stopped", file=sys.stderr)
+        return 130
     if args.json:
         print(json.dumps(out))
     else:
