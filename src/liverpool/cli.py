@@ -289,10 +289,19 @@ def build_parser() -> argparse.ArgumentParser:
                         "side by side with OpenSpiel's gin rummy, which must be installed)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quick", action="store_true", help="a short run (for tests)")
-    p.add_argument("--tables", type=int, default=100, help="server: concurrent bot tables")
+    p.add_argument("--tables", type=int, default=100,
+                   help="server: concurrent bot tables (a run where fewer played in the "
+                        "measure, or any create, join, start or action was refused, exits 1)")
     p.add_argument("--think", type=float, default=1.0,
                    help="server: seconds each client pauses before an action")
-    p.add_argument("--duration", type=float, default=30.0, help="server: seconds measured")
+    p.add_argument("--duration", type=float, default=30.0,
+                   help="server: seconds measured (at least twice --think)")
+    p.add_argument("--warmup", type=float,
+                   help="server: seconds of play before the measure (default 3; --quick 1)")
+    p.add_argument("--limit", action="append", metavar="NAME=VALUE",
+                   help="server: keep a limit of the server(s) at VALUE (e.g. "
+                        "playing_tables=1) instead of lifting it, to see what its refusals "
+                        "do to a bench; repeatable")
     p.add_argument("--servers", type=int, metavar="N",
                    help="server: N servers on one PostgreSQL and one Redis (started privately "
                         "unless --pg and --redis are given)")

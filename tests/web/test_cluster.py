@@ -8,7 +8,9 @@ import asyncio
 import contextlib
 import logging
 import os
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -25,6 +27,7 @@ from liverpool.web.limits import SHARED_RETRY, ApiError, Limits, RateLimiter
 from liverpool.web.store import StoredEvent, StoredTable, StoreError
 
 from .conftest import Client, RedisServer, free_port, play_turns
+from .test_server_bench import gone, interrupt_when_serving
 from .test_server_game import check_messages
 from .test_server_restart import _ready
 
@@ -335,9 +338,80 @@ def test_the_bench_of_several_servers_kills_one_and_counts_what_was_lost(
         assert key in out, key
     assert out["servers"] == 2 and out["tables"] == 6 and out["killed"]
     assert out["errors"] == 0, out["error_codes"]
+    assert out["tables_playing"] == 6
     assert out["lost_actions"] == 0 and out["acked_actions"] > 0
     assert out["reconnects"] > 0  # the killed server's clients came back through the other
     assert out["failover_s"] is not None and len(out["server_cpu_pct"]) == 2
+
+
+def test_the_bench_of_several_servers_counts_refused_starts_and_tables_that_never_played(
+        pg_url: str, redis_server: RedisServer) -> None:
+    """Each server lets one game play: of 3 tables, the second of the first server is refused
+    its start (an error, not retried: no server was killed) and never plays."""
+    from liverpool.web.clusterbench import run, shortfall
+    out = run(2, 3, 0.1, 1.0, pg=pg_url, redis_url=redis_server.url, warmup=0.5,
+              keep={"playing_tables": "1"})
+    assert out["tables"] == 3 and out["tables_playing"] == 2
+    assert out["errors"] == 1 and out["error_codes"] == {"start:503:busy": 1}
+    assert out["failover_retries"] == {}
+    short = shortfall(out)
+    assert short is not None and "1 of 3 tables did not play" in short, short
+
+
+async def test_after_a_kill_the_bench_retries_unanswered_and_busy_lobby_requests() -> None:
+    """Once a server was killed, a lobby request not answered or answered 503 goes again
+    through the next live server, counted apart from errors; before, or for any other
+    refusal, it is an error."""
+    from liverpool.web.bench import Refused, Stats
+    from liverpool.web.clusterbench import _lobby
+    calls: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        calls.append(request.url.host)
+        if request.url.host == "b" and calls.count("b") == 1:
+            return httpx.Response(503, json={"error": "busy", "message": "moving"})
+        if request.url.path.endswith("/join"):
+            return httpx.Response(409, json={"error": "full", "message": "..."})
+        return httpx.Response(200, json={"ok": True})
+
+    transport = httpx.MockTransport(answer)
+    https = [httpx.AsyncClient(base_url=f"http://{h}", transport=transport) for h in "abc"]
+    stats, stop = Stats(), asyncio.Event()
+    with pytest.raises(Refused) as e:  # nobody killed: a 503 is an error
+        await _lobby(https, [True] * 3, 1, "start", "/api/tables/t/start", {}, stats, stop)
+    assert e.value.code == "start:503:busy" and stats.failover_retries == {}
+    calls.clear()
+    alive = [False, True, True]  # the first was killed: its requests go to the next
+    assert await _lobby(https, alive, 0, "start", "/api/tables/t/start", {}, stats,
+                        stop) == {"ok": True}
+    assert calls == ["b", "c"] and stats.failover_retries == {"start:503:busy": 1}
+    with pytest.raises(Refused) as e:  # a refusal that is not the move's
+        await _lobby(https, alive, 1, "join", "/api/tables/t/join", {}, stats, stop)
+    assert e.value.code == "join:409:full"
+    for http in https:
+        await http.aclose()
+
+
+def test_ctrl_c_stops_the_bench_of_servers_with_its_postgres_and_redis_at_once() -> None:
+    from liverpool.web.clusterbench import postgres_bindir
+    if postgres_bindir() is None or shutil.which("redis-server") is None:
+        pytest.skip("the private PostgreSQL and Redis need Debian's postgresql, redis-server")
+    bench, kids, sent = interrupt_when_serving(
+        ["--servers", "2", "--tables", "2", "--duration", "30"], 2)
+    try:
+        _, err = bench.communicate(timeout=15)
+    finally:
+        bench.kill()
+    assert bench.returncode == 130, err
+    assert time.monotonic() - sent < 4
+    assert len(kids) == 3 and all(gone(pid) for pid, _ in kids), kids  # 2 servers, Redis
+    # the private PostgreSQL (detached by pg_ctl) and Redis no longer listen
+    db = next(cmd for _, cmd in kids if " serve " in cmd).split("--db ")[1].split()[0]
+    redis = next(cmd for _, cmd in kids if "redis-server" in cmd).split()[1]
+    for address in (db.split("@")[1].split("/")[0], redis):
+        host, port = address.rsplit(":", 1)
+        with pytest.raises(OSError):
+            socket.create_connection((host, int(port)), timeout=1).close()
 
 
 async def test_items_between_servers_arrive_in_the_order_sent(redis_server: RedisServer) -> None:

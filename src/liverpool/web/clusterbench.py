@@ -8,7 +8,12 @@ SIGKILL of one server in the middle of the measured time), *reconnect* (a client
 whose server died, comes back through the next live server at the version it had seen: not an
 error), *acknowledged action* (an action some client received an update for), *lost action*
 (acknowledged but missing from the database at the end), *failover* (the longest time a table
-made no progress across the kill).
+made no progress across the kill), *failover retry* (after the kill, a create, join or start
+not answered or answered 503, tried again through the next live server: counted in
+``failover_retries``, not as an error, unless still refused after ``FAILOVER_RETRY`` seconds).
+*Playing table* and *error* are as in ``bench``: any other refusal is an error, and a table
+that did not play in the measured window (never started, or stalled all along) makes the run
+short, as does a lost action (``shortfall``: the command exits 1).
 
 Without ``--pg`` and ``--redis`` URLs, a private PostgreSQL and Redis are started from the
 machine's own binaries (Debian's ``postgresql`` and ``redis-server``) in a temporary directory.
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import glob
 import json
@@ -36,13 +42,19 @@ from typing import Any
 from ..bots import make_bot
 from ..rules import RuleSet
 from .bench import (
-    BENCH_LIMITS,
     SEAT_BOTS,
+    Interrupted,
+    Refused,
     SeatClient,
     Stats,
     _cpu_seconds,
     _free_port,
+    bench_env,
+    interruptible,
+    post,
+    stop_servers,
     until_measured,
+    warn_unsorted,
 )
 from .bench import run as run_one
 
@@ -71,19 +83,21 @@ def private_postgres(durable: bool = True) -> Iterator[str]:
     if os.geteuid() == 0:
         shutil.chown(datadir, "postgres", "postgres")
     port = _free_port()
-    subprocess.run(_as_postgres([f"{bindir}/initdb", "-D", datadir, "-A", "trust", "-U",
-                                 "postgres", "--no-sync", "-E", "UTF8"]),
-                   check=True, capture_output=True)
-    opts = f"-p {port} -k {datadir} -c listen_addresses=127.0.0.1 -c max_connections=200"
-    if not durable:  # (a benchmark keeps durable commits, as a real service has them)
-        opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-    subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", datadir, "-o", opts, "-w", "-l",
-                                 f"{datadir}/log", "start"]), check=True, capture_output=True)
-    try:
+    try:  # (removed however it ends: an interrupted initdb or start too)
+        subprocess.run(_as_postgres([f"{bindir}/initdb", "-D", datadir, "-A", "trust", "-U",
+                                     "postgres", "--no-sync", "-E", "UTF8"]),
+                       check=True, capture_output=True)
+        opts = f"-p {port} -k {datadir} -c listen_addresses=127.0.0.1 -c max_connections=200"
+        if not durable:  # (a benchmark keeps durable commits, as a real service has them)
+            opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", datadir, "-o", opts, "-w",
+                                     "-l", f"{datadir}/log", "start"]),
+                       check=True, capture_output=True)
         yield f"postgresql://postgres@127.0.0.1:{port}"
     finally:
-        subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", datadir, "-m", "immediate",
-                                     "stop"]), capture_output=True)
+        if os.path.exists(f"{datadir}/postmaster.pid"):
+            subprocess.run(_as_postgres([f"{bindir}/pg_ctl", "-D", datadir, "-m",
+                                         "immediate", "stop"]), capture_output=True)
         shutil.rmtree(datadir, ignore_errors=True)
 
 
@@ -136,7 +150,7 @@ class Progress:
 
 async def _seat(urls: list[str], first: int, tid: str, token: str, seat: int, rules: RuleSet,
                 think: float, stats: Stats, progress: Progress, rng: random.Random,
-                stop: asyncio.Event, alive: list[bool]) -> None:
+                stop: asyncio.Event, alive: list[bool], table: int) -> None:
     """One seat's client, reconnecting through the next live server until the game is over."""
     from websockets.asyncio.client import connect
     from websockets.exceptions import ConnectionClosed
@@ -157,7 +171,8 @@ async def _seat(urls: list[str], first: int, tid: str, token: str, seat: int, ru
             await asyncio.sleep(0.2)
             continue
         if client is None:
-            client = SeatClient(ws, seat, make_bot(SEAT_BOTS[seat]), rules, think, stats, rng)
+            client = SeatClient(ws, seat, make_bot(SEAT_BOTS[seat]), rules, think, stats, rng,
+                                table=table)
         else:  # what was sent before the move is not answered: not a refusal either
             for task in list(client.tasks):  # (a move being thought over is thought anew)
                 task.cancel()
@@ -193,29 +208,75 @@ async def _seat(urls: list[str], first: int, tid: str, token: str, seat: int, ru
         await asyncio.sleep(0.1 + 0.2 * rng.random())
 
 
+FAILOVER_RETRY = 30.0  # seconds a lobby request is retried while a killed server's tables move
+
+
+class _Stopped(Exception):
+    """The run ended while a request was being retried."""
+
+
+async def _lobby(https: list[Any], alive: list[bool], k: int, what: str, path: str,
+                 body: dict[str, Any], stats: Stats, stop: asyncio.Event) -> dict[str, Any]:
+    """A lobby request through server ``k`` (the next live one if it was killed). Any refusal
+    is ``Refused``, but once a server was killed (``--kill-one``) one not answered, or answered
+    503 (a table changing servers), is tried again through the next live server for up to
+    ``FAILOVER_RETRY`` seconds, each counted in ``failover_retries``, not as an error."""
+    n = len(https)
+    until: float | None = None
+    while True:
+        while not alive[k % n]:
+            k += 1
+        try:
+            return await post(https[k % n], what, path, body)
+        except Refused as e:
+            parts = e.code.split(":")
+            if all(alive) or not (len(parts) == 2 or parts[1] == "503"):
+                raise
+            until = until or time.perf_counter() + FAILOVER_RETRY
+            if time.perf_counter() > until:
+                raise
+            stats.failover_retries[e.code] = stats.failover_retries.get(e.code, 0) + 1
+        if stop.is_set():
+            raise _Stopped
+        k += 1
+        await asyncio.sleep(0.2)
+
+
 async def _table(urls: list[str], https: list[Any], index: int, think: float, stats: Stats,
                  progress: Progress, stop: asyncio.Event, start_at: float,
                  alive: list[bool]) -> None:
+    """Table ``index``: game after game until ``stop``. A refused create, join or start
+    (``_lobby``) counts as an error and ends the table."""
     rules = RuleSet.preset("standard")
     rng = random.Random(index)
-    n = len(urls)
+    table = index  # (index moves on with each game, spreading the next one)
     await asyncio.sleep(max(0.0, start_at - time.perf_counter()))
     while not stop.is_set():
-        http = https[index % n]
-        r = await http.post("/api/tables", json={"nickname": "P1",
-                                                 "seats": [{"kind": "human"}] * 4})
-        t = r.json()
-        tid, tokens = t["table"]["id"], [t["token"]]
-        for k in range(2, 5):  # the others join through another server
-            tokens.append((await https[(index + k) % n].post(f"/api/tables/{tid}/join", json={
-                "nickname": f"P{k}", "secret": t["join_secret"]})).json()["token"])
-        seats = [asyncio.create_task(_seat(urls, index + s, tid, tokens[s], s, rules, think,
-                                           stats, progress, random.Random(rng.random()),
-                                           stop, alive))
-                 for s in range(4)]
-        await asyncio.sleep(0.2)  # the seats say hello before the game starts
-        await https[(index + 1) % n].post(f"/api/tables/{tid}/start",
-                                          json={"token": tokens[0]})
+        seats: list[asyncio.Task[None]] = []
+        try:
+            t = await _lobby(https, alive, index, "create", "/api/tables", {
+                "nickname": "P1", "seats": [{"kind": "human"}] * 4}, stats, stop)
+            tid, tokens = t["table"]["id"], [t["token"]]
+            for k in range(2, 5):  # the others join through another server
+                tokens.append((await _lobby(https, alive, index + k, "join",
+                                            f"/api/tables/{tid}/join", {
+                                                "nickname": f"P{k}",
+                                                "secret": t["join_secret"]},
+                                            stats, stop))["token"])
+            seats = [asyncio.create_task(_seat(urls, index + s, tid, tokens[s], s, rules, think,
+                                               stats, progress, random.Random(rng.random()),
+                                               stop, alive, table))
+                     for s in range(4)]
+            await asyncio.sleep(0.2)  # the seats say hello before the game starts
+            await _lobby(https, alive, index + 1, "start", f"/api/tables/{tid}/start",
+                         {"token": tokens[0]}, stats, stop)
+        except (Refused, _Stopped) as e:
+            if isinstance(e, Refused):
+                stats.error(e.code)
+            for task in seats:
+                task.cancel()
+            await asyncio.gather(*seats, return_exceptions=True)
+            return
         stats.started += 1
         await asyncio.gather(*seats)
         if not stop.is_set():
@@ -224,9 +285,10 @@ async def _table(urls: list[str], https: list[Any], index: int, think: float, st
 
 
 # ==================================================================== the run ==============
-def _start_server(port: int, pg: str, redis_url: str, name: str) -> subprocess.Popen[bytes]:
+def _start_server(port: int, pg: str, redis_url: str, name: str,
+                  keep: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     env = {**os.environ, "LIVERPOOL_GRACE": "3600", "LIVERPOOL_BUY_WINDOW": "0",
-           "LIVERPOOL_HAND_PAUSE": "0", **BENCH_LIMITS}
+           "LIVERPOOL_HAND_PAUSE": "0", **bench_env(keep)}
     return subprocess.Popen(
         [sys.executable, "-m", "liverpool.cli", "serve", "--port", str(port), "--db", pg,
          "--redis", redis_url, "--server-id", name], env=env, stdout=subprocess.DEVNULL,
@@ -296,13 +358,15 @@ async def _drive(urls: list[str], procs: list[subprocess.Popen[bytes]], tables: 
 
     def pct(p: float) -> float | None:
         return round(lat[min(len(lat) - 1, int(p * len(lat)))] * 1000, 1) if lat else None
-    return {"servers": len(urls), "tables": tables, "think": think,
+    return {"servers": len(urls), "tables": tables, "tables_playing": len(stats.played),
+            "think": think,
             "duration": round(elapsed, 1), "actions": stats.actions,
             "actions_per_s": round(stats.actions / elapsed, 1),
             "latency_p50_ms": pct(0.50), "latency_p99_ms": pct(0.99),
             "latency_max_ms": round(lat[-1] * 1000, 1) if lat else None,
             "errors": stats.errors + len(failed), "error_codes": stats.error_codes,
-            "late_intents": stats.late_intents, "reconnects": progress.reconnects,
+            "late_intents": stats.late_intents, "failover_retries": stats.failover_retries,
+            "reconnects": progress.reconnects,
             "close_codes": progress.closes,
             "lost_actions": lost, "acked_actions": sum(len(v) for v in progress.acked.values()),
             "failover_s": failover, "killed": kill_one,
@@ -332,56 +396,107 @@ async def _wait_ready(urls: list[str], procs: list[subprocess.Popen[bytes]]) -> 
 
 def run(servers: int, tables: int, think: float, duration: float, kill_one: bool = False,
         pg: str | None = None, redis_url: str | None = None,
-        warmup: float = 3.0) -> dict[str, Any]:
+        warmup: float = 3.0, keep: dict[str, str] | None = None) -> dict[str, Any]:
+    """Figures of ``tables`` tables driven against ``servers`` servers of our own, on ``pg``
+    and ``redis_url`` or private ones; ``keep`` as in ``bench.run``. Ctrl-C stops the clients,
+    the servers, PostgreSQL and Redis at once (``Interrupted``)."""
+    warn_unsorted()
     with contextlib.ExitStack() as stack:
         pg_url = pg or stack.enter_context(private_postgres()) + "/postgres"
         broker = redis_url or stack.enter_context(private_redis())
         ports = [_free_port() for _ in range(servers)]
         urls = [f"http://127.0.0.1:{p}" for p in ports]
-        procs = [_start_server(p, pg_url, broker, f"bench{i}") for i, p in enumerate(ports)]
+        procs: list[subprocess.Popen[bytes]] = []
         try:
-            asyncio.run(_wait_ready(urls, procs))
-            return asyncio.run(_drive(urls, procs, tables, think, duration, warmup, kill_one,
-                                      pg_url))
-        finally:
-            for proc in procs:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGTERM)
-            for proc in procs:
-                try:
-                    proc.wait(15)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
+            for i, p in enumerate(ports):
+                procs.append(_start_server(p, pg_url, broker, f"bench{i}", keep))
+
+            async def ready_then_drive() -> dict[str, Any]:
+                await _wait_ready(urls, procs)
+                return await _drive(urls, procs, tables, think, duration, warmup, kill_one,
+                                    pg_url)
+            return asyncio.run(interruptible(ready_then_drive(), procs))
+        finally:  # (then the private PostgreSQL and Redis, if any, are stopped)
+            stop_servers(procs)
     raise AssertionError("unreachable")
 
 
+def _kept(args: argparse.Namespace) -> dict[str, str] | None:
+    """``--limit NAME=VALUE`` as {name: value}, or None when one is malformed (said on
+    stderr)."""
+    from .limits import Limits
+    names = {f.name for f in dataclasses.fields(Limits)}
+    keep: dict[str, str] = {}
+    for item in getattr(args, "limit", None) or []:
+        name, eq, value = item.partition("=")
+        name = name.strip().lower().replace("-", "_")
+        if not eq or name not in names:
+            print(f"liverpool bench server: --limit {item}: NAME=VALUE, NAME one of "
+                  f"{', '.join(sorted(names))}", file=sys.stderr)
+            return None
+        keep[name] = value.strip()
+    return keep
+
+
+def shortfall(out: dict[str, Any]) -> str | None:
+    """What a run's figures fell short of, in one line, or None when nothing: a table that did
+    not play in the measured window, an error, a lost action."""
+    short = []
+    if out["tables_playing"] < out["tables"]:
+        short.append(f"{out['tables'] - out['tables_playing']} of {out['tables']} tables did "
+                     f"not play in the measured window")
+    if out["errors"]:
+        codes = ", ".join(f"{k} x{v}" for k, v in sorted(out["error_codes"].items()))
+        short.append(f"{out['errors']} errors ({codes})")
+    if out.get("lost_actions"):
+        short.append(f"{out['lost_actions']} acknowledged actions lost")
+    return "; ".join(short) or None
+
+
 def main(args: argparse.Namespace) -> int:
-    """``liverpool bench server``: one server (``bench.run``) or several (``run``)."""
+    """``liverpool bench server``: one server (``bench.run``) or several (``run``). Exits 1
+    when the run was short (``shortfall``), after printing its figures; 130 on Ctrl-C."""
     quick = bool(getattr(args, "quick", False))
     tables = 4 if quick else int(args.tables)
     think = 0.2 if quick else float(args.think)
     duration = 3.0 if quick else float(args.duration)
-    if tables < 1 or think < 0 or duration <= 0:
-        print("liverpool bench server: --tables >= 1, --think >= 0 and --duration > 0",
+    given = getattr(args, "warmup", None)
+    warmup = float(given) if given is not None else 1.0 if quick else 3.0
+    if tables < 1 or think < 0 or duration <= 0 or warmup < 0:
+        print("liverpool bench server: --tables >= 1, --think >= 0, --duration > 0 and "
+              "--warmup >= 0", file=sys.stderr)
+        return 2
+    if duration < 2 * think:
+        print("liverpool bench server: --duration at least twice --think (a table acts about "
+              "once a think time: a shorter measure cannot see every table play)",
               file=sys.stderr)
         return 2
+    keep = _kept(args)
+    if keep is None:
+        return 2
     servers = getattr(args, "servers", None)
-    if servers is not None or getattr(args, "kill_one", False):
-        if servers is None or servers < 1 or (args.kill_one and servers < 2):
-            print("liverpool bench server: --servers N >= 1 (>= 2 with --kill-one)",
-                  file=sys.stderr)
-            return 2
-        measured = duration * (2 if quick and args.kill_one else 1)
-        out = run(servers, tables, think, measured, kill_one=args.kill_one, pg=args.pg,
-                  redis_url=args.redis, warmup=1.0 if quick else 3.0)
-        ok = out["errors"] == 0 and out["lost_actions"] == 0
-    else:
-        out = run_one(tables, think, duration, warmup=1.0 if quick else 3.0)
-        ok = out["errors"] == 0
+    kill_one = bool(getattr(args, "kill_one", False))
+    if (servers is not None and servers < 1) or (kill_one and (servers or 0) < 2):
+        print("liverpool bench server: --servers N >= 1 (>= 2 with --kill-one)",
+              file=sys.stderr)
+        return 2
+    try:
+        if servers is not None:
+            measured = duration * (2 if quick and kill_one else 1)
+            out = run(servers, tables, think, measured, kill_one=kill_one, pg=args.pg,
+                      redis_url=args.redis, warmup=warmup, keep=keep)
+        else:
+            out = run_one(tables, think, duration, warmup=warmup, keep=keep)
+    except (Interrupted, KeyboardInterrupt):
+        print("liverpool bench server: interrupted; its servers are stopped", file=sys.stderr)
+        return 130
     if args.json:
         print(json.dumps(out))
     else:
         for k, v in out.items():
             print(f"{k:>16}: {v}")
-    return 0 if ok else 1
+    short = shortfall(out)
+    if short is not None:
+        print(f"liverpool bench server: short: {short}", file=sys.stderr)
+        return 1
+    return 0
