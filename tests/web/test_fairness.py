@@ -27,16 +27,13 @@ from liverpool.web.botpool import MIN_CAP_MS, BotPools, Lane
 from liverpool.web.limits import Limits
 from liverpool.web.table import MAX_INTENT_CHANGES
 
-from .conftest import RELAXED, serve
+from .conftest import serve
+from .test_security import relaxed, until
 
 # arena, 2 players, dealer seat 0: the bot (seat 1) plays first on the upcard KS, which it has no
 # use for, so it draws; the person (seat 0) may ask for the KS meanwhile
 PERSON = "AH 3H 5H 7H 9H 2C 4C 6C 8C 10C"
 BOT = "AD 3D 5D 7D 9D 2H 4H 6H 8H 10H"
-
-
-def relaxed(**changes: Any) -> Limits:
-    return dataclasses.replace(RELAXED, **changes)
 
 
 async def _person_and_bot(srv: Any, **more: Any) -> tuple[str, Any]:
@@ -377,14 +374,6 @@ async def test_one_clients_searching_bots_never_hold_another_clients_table(
             assert all(name.startswith("liverpool-bots-heavy") for name in started)
         finally:
             gate.set()
-
-
-async def until(pred: Callable[[], Any], what: str, timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not pred():
-        assert loop.time() < end, f"{what} did not happen"
-        await asyncio.sleep(0.02)
 
 
 def test_every_limit_is_documented() -> None:
