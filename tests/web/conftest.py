@@ -30,7 +30,8 @@ RELAXED = Limits(create_rate="10000/minute", join_rate="10000/minute",
                  start_rate="10000/minute", request_rate="100000/minute",
                  replay_rate="10000/minute", message_rate="100000/second",
                  open_tables_per_client=10000, waiting_tables_per_client=10000,
-                 tables_per_network=10000, min_timer=0.0, sockets_per_client=1000)
+                 tables_per_network=10000, min_timer=0.0, sockets_per_client=1000,
+                 sockets_per_network=10000)
 
 
 def free_port() -> int:

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from liverpool.bots.expert import ExpertBot
 from liverpool.cards import card_str, parse_cards
 from liverpool.engine import stacked_deck
@@ -413,3 +415,29 @@ async def test_a_game_nobody_watches_sleeps_and_gives_its_place(sqlite_url: str)
         assert not owner.asleep
         await watcher.close()
         await other_host.close()
+
+
+async def test_a_networks_websockets_are_capped(sqlite_url: str) -> None:
+    """Addresses of one network share ``sockets_per_network``: one subscriber's /48 holds
+    thousands of /64s, each within ``sockets_per_client``."""
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import InvalidStatus
+
+    async with serve(sqlite_url, limits=relaxed(sockets_per_network=3,
+                                                sockets_per_client=10)) as srv:
+        tid = (await srv.create([{"kind": "human"}] * 3))["table"]["id"]
+
+        async def socket(address: str) -> Any:
+            return await connect(f"{srv.ws_base}/ws/{tid}",
+                                 additional_headers={"x-forwarded-for": address})
+
+        held = [await socket(f"2001:db8:5:{i:x}::1") for i in range(1, 4)]
+        with pytest.raises(InvalidStatus):
+            await socket("2001:db8:5:99::1")  # a fourth /64 of the same /48
+        held.append(await socket("2001:db8:6::1"))  # another network
+        await held[0].close()
+        await until(lambda: srv.app.state.registry.network_sockets.get("2001:db8:5::/48", 0)
+                    < 3, "the server counting the closed socket")
+        held.append(await socket("2001:db8:5:99::1"))
+        for ws in held:
+            await ws.close()

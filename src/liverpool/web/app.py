@@ -79,6 +79,7 @@ class Registry:
         self.evict_after = evict_after
         self.owners: dict[str, TableOwner] = {}
         self.sockets: dict[str, int] = {}  # open websockets per client address
+        self.network_sockets: dict[str, int] = {}  # and per network (guard.network_key)
         self.broken: set[str] = set()  # tables that could not be rebuilt (not tried again)
         self._starting = 0  # starts asked of this server's tables and not yet done
         self._stopping: set[asyncio.Task[None]] = set()
@@ -727,18 +728,25 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     @app.websocket("/ws/{table_id}")
     async def table_socket(ws: WebSocket, table_id: str) -> None:
         client = client_of(ws.scope)
+        net = network_key(client)
+        counts = ((registry.sockets, client), (registry.network_sockets, net))
         if registry.sockets.get(client, 0) >= lim.sockets_per_client:
             await ws.close(code=4429, reason="too many connections from one address")
             return
-        registry.sockets[client] = registry.sockets.get(client, 0) + 1
+        if registry.network_sockets.get(net, 0) >= lim.sockets_per_network:
+            await ws.close(code=4429, reason="too many connections from one network")
+            return
+        for count, key in counts:
+            count[key] = count.get(key, 0) + 1
         try:
             await _serve_socket(ws, table_id)
         finally:
-            left = registry.sockets.get(client, 1) - 1
-            if left > 0:
-                registry.sockets[client] = left
-            else:
-                registry.sockets.pop(client, None)
+            for count, key in counts:
+                left = count.get(key, 1) - 1
+                if left > 0:
+                    count[key] = left
+                else:
+                    count.pop(key, None)
 
     async def _serve_socket(ws: WebSocket, table_id: str) -> None:
         try:

@@ -70,6 +70,7 @@ class Limits:
     message_flood: int = 200
     hello_timeout: float = 10.0
     sockets_per_client: int = 20
+    sockets_per_network: int = 200  # from one IPv4 /24 or IPv6 /48
     request_rate: str = "600/minute"
     # the lobby
     create_rate: str = "10/minute"
