@@ -86,6 +86,7 @@ def test_the_host_removes_a_player_and_a_player_leaves(server: Server,
         assert p.page.locator("#seats button.remove").count() == 0
 
     # the host removes Bea: her page forgets its seat and shows the join form with why
+    first_link = ann.page.input_value("#share-url")
     ann.page.click("#seats li[data-seat='1'] button.remove")
     bea.page.wait_for_selector("#join-form")
     assert bea.page.locator("#join-notice").inner_text().strip()
@@ -103,13 +104,22 @@ def test_the_host_removes_a_player_and_a_player_leaves(server: Server,
     ann.page.wait_for_selector("#seats li.free[data-seat='2']")
     assert _names(server, table) == ["Ann", None, None]
 
-    # Bea comes back with the link this browser kept, and the game can start
+    # the table's link changed with Bea's removal: the host's page shows the new one
+    ann.page.wait_for_function(
+        "old => document.querySelector('#share-url').value !== old", arg=first_link)
+    # Bea, removed, cannot come back with the link her browser kept
     bea.page.fill("#join-nickname", "Bea")
     bea.page.click("#join")
-    bea.page.wait_for_selector("#seats li:has-text('Bea')")
-    ann.page.wait_for_selector("#seats li:has-text('Bea')")
+    bea.page.wait_for_selector("#join-error:has-text('private')")
+    assert _names(server, table) == ["Ann", None, None]
+    # Cy, who left on his own, comes back with the new link, and the game can start
+    cy.page.goto(ann.page.input_value("#share-url"))
+    cy.page.fill("#join-nickname", "Cy")
+    cy.page.click("#join")
+    cy.page.wait_for_selector("#seats li:has-text('Cy')")
+    ann.page.wait_for_selector("#seats li:has-text('Cy')")
     ann.page.click("#start")
-    for p in (ann, bea):
+    for p in (ann, cy):
         p.page.wait_for_selector("#hand .card")
     for p in (ann, bea, cy):
         assert not p.errors, p.errors
