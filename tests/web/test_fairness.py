@@ -441,3 +441,19 @@ async def test_a_networks_websockets_are_capped(sqlite_url: str) -> None:
         held.append(await socket("2001:db8:5:99::1"))
         for ws in held:
             await ws.close()
+
+
+async def test_a_clients_tables_count_after_a_restart(sqlite_url: str) -> None:
+    """A table keeps its creator's mark (no address is stored): after a restart its place
+    still counts against its creator's caps, and its bots still take their creator's turn."""
+    async with serve(sqlite_url, limits=relaxed(waiting_tables_per_client=2)) as srv:
+        for _ in range(2):
+            assert (await _create(srv, "198.51.100.7")).status_code == 201
+        stored = [await srv.app.state.store.load(t) for t in srv.app.state.registry.owners]
+        assert all("198.51.100.7" not in repr(s.events) for s in stored if s is not None)
+    async with serve(sqlite_url, limits=relaxed(waiting_tables_per_client=2)) as srv:
+        r = await _create(srv, "198.51.100.7")
+        assert r.status_code == 429 and r.json()["error"] == "too_many_tables", r.text
+        assert (await _create(srv, "198.51.100.8")).status_code == 201
+        creators = {o.creator for o in srv.app.state.registry.owners.values()}
+        assert len(creators) == 2 and None not in creators

@@ -52,7 +52,7 @@ from .limits import (
 )
 from .ops import Ops
 from .replay import replay_steps
-from .seats import Conn, Settings, new_secret
+from .seats import Conn, Settings, client_mark, new_secret
 from .store import Store, StoredTable, StoreError
 from .table import TableOwner, handle
 
@@ -635,9 +635,9 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
                 await asyncio.to_thread(TableOwner.check_config, config)
             except (ValueError, TypeError) as e:
                 raise ApiError(400, "bad_request", str(e)[:500]) from None
-            owner, token = await TableOwner.create(the_store, settings, table_id, config,
-                                                   nickname)
-            owner.creator, owner.network = client, network_key(client)
+            owner, token = await TableOwner.create(
+                the_store, settings, table_id, config, nickname, client_mark(client),
+                client_mark(network_key(client)))
             registry.add(owner)
         return {"table": owner.summary(), "seat": 0, "token": token,
                 "join_secret": owner.join_secret, "share_url": owner.share_url(

@@ -9,9 +9,11 @@ a cap together), *idle* table (waiting, with no seated person connected: it expi
 
 The caps, all in ``Limits`` (docs/security.md): tables waiting in all (``open_tables``), a
 client's waiting tables (``waiting_tables_per_client``) and unfinished ones
-(``open_tables_per_client``), a network's unfinished ones (``tables_per_network``). Several
-servers of one service count a client's and a network's tables together in Redis
-(``Cluster.tables_created_by``); the waiting tables in all are each server's own.
+(``open_tables_per_client``), a network's unfinished ones (``tables_per_network``). A table keeps
+its creator's marks (``client_mark``: a hash, no address is stored), so its place is counted
+again after a restart or on another server. Several servers of one service count a client's and
+a network's tables together in Redis (``Cluster.tables_created_by``); the waiting tables in all
+are each server's own.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from .guard import network_key
 from .limits import ApiError, Limits
+from .seats import client_mark
 
 if TYPE_CHECKING:
     from .cluster import Cluster
@@ -110,7 +113,7 @@ class Capacity:
         creates at the same moment cannot together pass a cap. When every waiting place is
         taken, the table idle longest gives its place (``expire`` is awaited on it)."""
         lim = self.limits
-        net = network_key(client)
+        client, net = client_mark(client), client_mark(network_key(client))
         keys = (client, net)
         # counted here first, before any await: the creates under way are in the counts
         mine = self._here(client, lambda o: o.creator)

@@ -44,10 +44,16 @@ class TableOwner(TablePlay):
     # ================================================================ lobby (HTTP) ==========
     @staticmethod
     async def create(store: Store, settings: Settings, table_id: str, config: dict[str, Any],
-                     host_name: str) -> tuple[TableOwner, str]:
+                     host_name: str, creator: str | None = None, network: str | None = None
+                     ) -> tuple[TableOwner, str]:
+        """A new table, stored; ``creator`` and ``network``: the marks of the creating
+        address and of its network (capacity.py counts by them)."""
         token = new_token()
-        stored = StoredTable(table_id, time.time(), "open", config, [StoredEvent(
-            0, "create", {"seat": 0, "name": host_name, "token_hash": hash_token(token)})])
+        data = {"seat": 0, "name": host_name, "token_hash": hash_token(token)}
+        if creator is not None:
+            data.update(client=creator, network=network)
+        stored = StoredTable(table_id, time.time(), "open", config,
+                             [StoredEvent(0, "create", data)])
         await store.create_table(stored)
         owner = TableOwner(stored, store, settings)
         owner.held.append(Held(0, "lobby", table=owner.summary()))

@@ -54,6 +54,8 @@ class TablePlay(TableState):
             s = self.seats[d["seat"]]
             s.name, s.token_hash = displayable(str(d["name"])), d["token_hash"]
             s.client = d.get("client")
+            if ev.kind == "create":
+                self.creator, self.network = d.get("client"), d.get("network")
         elif ev.kind == "leave":
             s = self.seats[d["seat"]]
             s.name, s.token_hash, s.client = None, None, None

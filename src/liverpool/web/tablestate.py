@@ -68,8 +68,10 @@ class TableState:
         self.public: bool = bool(cfg.get("public", "join_secret" not in cfg))
         self.join_secret: str | None = cfg.get("join_secret")  # a removal changes it
         self.removed: set[str] = set()  # client marks of players the host removed
-        self.creator: str | None = None  # the address that created it (not stored)
-        self.network: str | None = None  # its network (guard.network_key; not stored)
+        # who created it: the marks (seats.client_mark) of its address and of that address's
+        # network (guard.network_key), stored with the table (none in tables of old versions)
+        self.creator: str | None = None
+        self.network: str | None = None
         # since when no seated person has been connected (None: somebody is): a table
         # waiting to start that nobody sits at expires in minutes (capacity.py)
         self.unattended_since: float | None = time.time()
