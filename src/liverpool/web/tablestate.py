@@ -309,13 +309,16 @@ class TableState:
                 if s.kind == "human" and not s.covered and s.conns and s.seat not in self._ready]
 
     def _deadline(self) -> dict[str, Any] | None:
-        now = asyncio.get_running_loop().time()
+        # the clock is read only for a deadline that runs: under Python 3.11 each look-up of
+        # the running loop is a system call (getpid), and this is built for every update
         if self._buy_deadline is not None and self._buy_key == self.version:
+            now = asyncio.get_running_loop().time()
             g = self.game
             kind = "call" if g is not None and g.phase is Phase.CALL else "buy"
             return {"seat": self.decision_seat(), "kind": kind,
                     "ms_left": max(0, int((self._buy_deadline - now) * 1000))}
         if self._turn_deadline is not None and self._turn_seat is not None:
+            now = asyncio.get_running_loop().time()
             return {"seat": self._turn_seat, "kind": "turn",
                     "ms_left": max(0, int((self._turn_deadline - now) * 1000))}
         return None
