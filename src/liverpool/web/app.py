@@ -853,9 +853,13 @@ async def _gc_tidy() -> None:
 
 
 async def _send_loop(ws: WebSocket, conn: Conn) -> None:
+    loop = asyncio.get_running_loop()
+    out = conn.out
     try:
         while True:
-            text = await conn.out.get()
+            while not out:
+                await conn.wait(loop)
+            text = out.popleft()
             if text is None:
                 break
             await ws.send_text(text)
