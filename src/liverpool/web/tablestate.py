@@ -128,6 +128,9 @@ class TableState:
         # each seat's hint (action, reason) at one version (table.py)
         self._hints: SeatMemo[tuple[Action, str]] = SeatMemo()
         self._public_cache: tuple[int, SeatView] | None = None
+        # each seat's hand as an update lists it, with the cards it was made from: a hand that
+        # did not change (every seat but the one that moved) is not sorted and encoded again
+        self._hand_text: dict[int, tuple[tuple[bool, tuple[int, ...]], str]] = {}
         self._public_text: tuple[int, str] | None = None
         # websockets holding this owner (counted from the moment they got it, before their
         # hello): a finished table is evicted from memory only when none is left
@@ -361,8 +364,12 @@ class TableState:
             head = '{"seat":null,"hand":[],'
         else:
             # the seat's hand as its view lists it (``view_for(seat).hand``), without the view
-            hand = [card_str(c) for c in sorted_cards(g.hands[seat], g.rules.deuces_wild)]
-            head = f'{{"seat":{seat},"hand":{dumps(hand)},'
+            key = (g.rules.deuces_wild, tuple(g.hands[seat]))
+            known = self._hand_text.get(seat)
+            if known is None or known[0] != key:
+                hand = [card_str(c) for c in sorted_cards(key[1], key[0])]
+                known = self._hand_text[seat] = (key, dumps(hand))
+            head = f'{{"seat":{seat},"hand":{known[1]},'
         legal, _ = self._legal_for(seat)
         intents = self.intents_for(seat)
         return (f'{start}{event_text},"view":{head}{public},'
