@@ -19,6 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from .guard import Origins
 from .limits import Limits
 
@@ -31,6 +33,22 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"))
 
 def dumps(obj: Any) -> str:
     """``obj`` as compact JSON text (what ``json.dumps(obj, separators=(",", ":"))`` gives)."""
+    return _ENCODER.encode(obj)
+
+
+def dumps_plain(obj: Any) -> str:
+    """``dumps(obj)``, the same text, ten times faster for what an update carries at every
+    version (a view, a hand, legal moves: no floats). orjson writes such objects as ``dumps``
+    does except for characters past ASCII and DEL, which ``dumps`` escapes (and floats, which
+    it writes in other forms, so this is not for objects that may hold one): text with any of
+    them, or an object orjson does not take (a key that is not a string), is written by
+    ``dumps``."""
+    try:
+        data = orjson.dumps(obj)
+    except TypeError:
+        return _ENCODER.encode(obj)
+    if data.isascii() and b"\x7f" not in data:
+        return data.decode("ascii")
     return _ENCODER.encode(obj)
 
 

@@ -32,7 +32,7 @@ from ..record import game_record
 from ..rules import RuleSet
 from ..rulestext import rules_sheet
 from .limits import bot_name, displayable
-from .seats import Conn, Held, SeatState, Settings, dumps
+from .seats import Conn, Held, SeatState, Settings, dumps, dumps_plain
 from .store import Store, StoredTable
 
 T = TypeVar("T")
@@ -344,7 +344,7 @@ class TableState:
         if self._public_text is None or self._public_text[0] != self.version:
             pub = self._public().to_json()
             del pub["seat"], pub["hand"]
-            self._public_text = (self.version, dumps(pub)[1:])
+            self._public_text = (self.version, dumps_plain(pub)[1:])
         return (f'{{"type":"update","version":{self.version},"event":', dumps(event),
                 self._public_text[1],
                 f',"deadline":{dumps(self._deadline())},"pause":{dumps(self._pause_json())}}}')
@@ -368,13 +368,13 @@ class TableState:
             known = self._hand_text.get(seat)
             if known is None or known[0] != key:
                 hand = [card_str(c) for c in sorted_cards(key[1], key[0])]
-                known = self._hand_text[seat] = (key, dumps(hand))
+                known = self._hand_text[seat] = (key, dumps_plain(hand))
             head = f'{{"seat":{seat},"hand":{known[1]},'
         legal, _ = self._legal_for(seat)
         intents = self.intents_for(seat)
         return (f'{start}{event_text},"view":{head}{public},'
-                f'"legal":{dumps([a.to_json() for a in legal]) if legal else "[]"},'
-                f'"intents":{dumps(intents) if intents else "[]"}{end}')
+                f'"legal":{dumps_plain([a.to_json() for a in legal]) if legal else "[]"},'
+                f'"intents":{dumps_plain(intents) if intents else "[]"}{end}')
 
     def _broadcast_update(self, event: dict[str, Any]) -> None:
         """Send the ``update`` for ``event``: built once per seat (its connections share the
