@@ -14,7 +14,7 @@ import pytest
 from limits import parse
 
 from liverpool.web.limits import Limits, MovingWindows, RateLimiter
-from liverpool.web.seats import Conn, dumps
+from liverpool.web.seats import Conn, dumps, dumps_plain
 from liverpool.web.tablestate import TableState
 
 from .conftest import serve
@@ -23,6 +23,18 @@ from .conftest import serve
 def test_dumps_is_compact_json() -> None:
     obj = {"a": [1, None, "é\u2028"], "b": {"c": 1.5, "d": True}}
     assert dumps(obj) == json.dumps(obj, separators=(",", ":"))
+
+
+@pytest.mark.parametrize("obj", [
+    {"seat": 0, "hand": ["AS", "10H", "JK"], "to_act": [1], "down": [True, False], "x": None},
+    [{"type": "discard", "player": 2, "card": "QC"}], ["buy", "call"], [], {},
+    {"players": ["Zoë", "李", "a\u2028b"]},  # past ASCII: escaped by json
+    {"players": ["a\x7fb", "c\x00\x1f\n\t\"\\/"]},  # DEL and control characters
+    {1: "a", 2: [3]},  # keys that are not strings: json writes them as strings
+    [2 ** 70, -(2 ** 63)],  # past 64 bits
+])
+def test_dumps_plain_writes_what_dumps_writes(obj: Any) -> None:
+    assert dumps_plain(obj) == dumps(obj)
 
 
 async def test_an_update_is_built_once_per_seat_and_shared_by_its_connections(
@@ -45,7 +57,8 @@ async def test_an_update_is_built_once_per_seat_and_shared_by_its_connections(
     async with serve(sqlite_url) as srv:
         # the host's seat is played by its turn timer; the bots play the others
         seats = [{"kind": "human"}] + [{"kind": "bot", "level": "basic"}] * 2
-        t = await srv.create(seats, overrides={"hands": [1]}, seed=5, turn_timer=0.01)
+        t = await srv.create(seats, nickname="Zoë", overrides={"hands": [1]}, seed=5,
+                             turn_timer=0.01)
         tid = t["table"]["id"]
         clients = [await srv.client(tid, t["token"]), await srv.client(tid, t["token"]),
                    await srv.client(tid, None)]
@@ -61,6 +74,10 @@ async def test_an_update_is_built_once_per_seat_and_shared_by_its_connections(
     updates = [(conn, seat, text) for conn, seat, text in sent
                if text.startswith('{"type":"update"')]
     versions = {json.loads(text)["version"] for _, _, text in updates}
+    # built in parts, the text is still exactly what json writes for the message (a name past
+    # ASCII escaped)
+    assert all(dumps(json.loads(text)) == text for _, _, text in updates)
+    assert any("Zo\\u00eb" in text for _, _, text in updates)
     assert len(versions) > 20
     # each seat's update for a version was built once: one for the host's two connections,
     # one for the spectator

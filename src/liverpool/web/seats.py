@@ -14,8 +14,11 @@ import hashlib
 import json
 import re
 import secrets
+from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from .botpool import BotPools
 from .guard import Origins
@@ -30,6 +33,22 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"))
 
 def dumps(obj: Any) -> str:
     """``obj`` as compact JSON text (what ``json.dumps(obj, separators=(",", ":"))`` gives)."""
+    return _ENCODER.encode(obj)
+
+
+def dumps_plain(obj: Any) -> str:
+    """``dumps(obj)``, the same text, ten times faster for what an update carries at every
+    version (a view, a hand, legal moves: no floats). orjson writes such objects as ``dumps``
+    does except for characters past ASCII and DEL, which ``dumps`` escapes (and floats, which
+    it writes in other forms, so this is not for objects that may hold one): text with any of
+    them, or an object orjson does not take (a key that is not a string), is written by
+    ``dumps``."""
+    try:
+        data = orjson.dumps(obj)
+    except TypeError:
+        return _ENCODER.encode(obj)
+    if data.isascii() and b"\x7f" not in data:
+        return data.decode("ascii")
     return _ENCODER.encode(obj)
 
 
@@ -96,7 +115,11 @@ class Conn:
         self.hello = False  # the owner has seated (or refused) the client
         self.hello_sent = False  # the client has sent a well-formed hello
         self.synced: int | None = None  # the version of the last sync a repeated hello got
-        self.out: asyncio.Queue[str | None] = asyncio.Queue()
+        # what waits to be sent (None: close), and the sender's wait for more: a deque and one
+        # future, not an ``asyncio.Queue``, whose ``get`` made a coroutine per message and
+        # looked the running loop up (a system call under Python 3.11) at each wait
+        self.out: deque[str | None] = deque()
+        self._waiter: asyncio.Future[None] | None = None
         self.queued_bytes = 0
         self.closed = False
         self.close_code = 1000
@@ -106,13 +129,30 @@ class Conn:
         if self.closed:
             return
         size = len(text)
-        if (self.out.qsize() >= self.limits.send_queue_messages
+        if (len(self.out) >= self.limits.send_queue_messages
                 or self.queued_bytes + size > self.limits.send_queue_bytes):
             # a client this far behind would only fall further behind: drop it (it resyncs)
             self.close(1008, "too slow")
             return
         self.queued_bytes += size
-        self.out.put_nowait(text)
+        self._put(text)
+
+    def _put(self, item: str | None) -> None:
+        self.out.append(item)
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def wait(self, loop: asyncio.AbstractEventLoop) -> asyncio.Future[None]:
+        """A future done when something is queued (the sender's, which awaits it while
+        ``out`` is empty)."""
+        waiter = self._waiter = loop.create_future()
+        if self.out:
+            self._waiter = None
+            waiter.set_result(None)
+        return waiter
 
     def sent(self, text: str) -> None:
         self.queued_bytes -= len(text)
@@ -127,7 +167,7 @@ class Conn:
         if not self.closed:
             self.closed = True
             self.close_code, self.close_reason = code, reason
-            self.out.put_nowait(None)
+            self._put(None)
 
 
 @dataclass

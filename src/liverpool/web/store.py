@@ -172,7 +172,11 @@ class SqlStore(Store):
             self.engine = None
 
     def _submit(self, kind: str, payload: Any) -> asyncio.Future[None]:
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        # the writer's loop is the caller's: asked of the task, not looked up (under Python
+        # 3.11 each look-up of the running loop is a system call, getpid)
+        writer = self._writer
+        loop = writer.get_loop() if writer is not None else asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
         self._queue.put_nowait((kind, payload, fut))
         return fut
 
@@ -419,8 +423,9 @@ class SqliteStore(SqlStore):
         rows = _batch_rows(batch)
         if self._db_thread is None:
             self._db_thread = ThreadPoolExecutor(1, thread_name_prefix="liverpool-store")
-        await asyncio.get_running_loop().run_in_executor(self._db_thread, self._write_rows,
-                                                         rows)
+        writer = self._writer  # (the loop asked of the writer's task, as in _submit)
+        loop = writer.get_loop() if writer is not None else asyncio.get_running_loop()
+        await loop.run_in_executor(self._db_thread, self._write_rows, rows)
 
     def _write_rows(self, rows: tuple[list[dict[str, Any]], list[dict[str, Any]],
                                       list[dict[str, Any]], dict[str, str]]) -> None:

@@ -33,7 +33,7 @@ from ..record import game_record
 from ..rules import RuleSet
 from ..rulestext import rules_sheet
 from .limits import bot_name, displayable
-from .seats import Conn, Held, SeatState, Settings, dumps
+from .seats import Conn, Held, SeatState, Settings, dumps, dumps_plain
 from .store import Store, StoredTable
 
 T = TypeVar("T")
@@ -147,6 +147,9 @@ class TableState:
         # each seat's hint (action, reason) at one version (table.py)
         self._hints: SeatMemo[tuple[Action, str]] = SeatMemo()
         self._public_cache: tuple[int, SeatView] | None = None
+        # each seat's hand as an update lists it, with the cards it was made from: a hand that
+        # did not change (every seat but the one that moved) is not sorted and encoded again
+        self._hand_text: dict[int, tuple[tuple[bool, tuple[int, ...]], str]] = {}
         self._public_text: tuple[int, str] | None = None
         # websockets holding this owner (counted from the moment they got it, before their
         # hello): a finished table is evicted from memory only when none is left
@@ -328,13 +331,16 @@ class TableState:
                 if s.kind == "human" and not s.covered and s.conns and s.seat not in self._ready]
 
     def _deadline(self) -> dict[str, Any] | None:
-        now = asyncio.get_running_loop().time()
+        # the clock is read only for a deadline that runs: under Python 3.11 each look-up of
+        # the running loop is a system call (getpid), and this is built for every update
         if self._buy_deadline is not None and self._buy_key == self.version:
+            now = asyncio.get_running_loop().time()
             g = self.game
             kind = "call" if g is not None and g.phase is Phase.CALL else "buy"
             return {"seat": self.decision_seat(), "kind": kind,
                     "ms_left": max(0, int((self._buy_deadline - now) * 1000))}
         if self._turn_deadline is not None and self._turn_seat is not None:
+            now = asyncio.get_running_loop().time()
             return {"seat": self._turn_seat, "kind": "turn",
                     "ms_left": max(0, int((self._turn_deadline - now) * 1000))}
         return None
@@ -357,7 +363,7 @@ class TableState:
         if self._public_text is None or self._public_text[0] != self.version:
             pub = self._public().to_json()
             del pub["seat"], pub["hand"]
-            self._public_text = (self.version, dumps(pub)[1:])
+            self._public_text = (self.version, dumps_plain(pub)[1:])
         return (f'{{"type":"update","version":{self.version},"event":', dumps(event),
                 self._public_text[1],
                 f',"deadline":{dumps(self._deadline())},"pause":{dumps(self._pause_json())}}}')
@@ -377,13 +383,17 @@ class TableState:
             head = '{"seat":null,"hand":[],'
         else:
             # the seat's hand as its view lists it (``view_for(seat).hand``), without the view
-            hand = [card_str(c) for c in sorted_cards(g.hands[seat], g.rules.deuces_wild)]
-            head = f'{{"seat":{seat},"hand":{dumps(hand)},'
+            key = (g.rules.deuces_wild, tuple(g.hands[seat]))
+            known = self._hand_text.get(seat)
+            if known is None or known[0] != key:
+                hand = [card_str(c) for c in sorted_cards(key[1], key[0])]
+                known = self._hand_text[seat] = (key, dumps_plain(hand))
+            head = f'{{"seat":{seat},"hand":{known[1]},'
         legal, _ = self._legal_for(seat)
         intents = self.intents_for(seat)
         return (f'{start}{event_text},"view":{head}{public},'
-                f'"legal":{dumps([a.to_json() for a in legal]) if legal else "[]"},'
-                f'"intents":{dumps(intents) if intents else "[]"}{end}')
+                f'"legal":{dumps_plain([a.to_json() for a in legal]) if legal else "[]"},'
+                f'"intents":{dumps_plain(intents) if intents else "[]"}{end}')
 
     def _broadcast_update(self, event: dict[str, Any]) -> None:
         """Send the ``update`` for ``event``: built once per seat (its connections share the
