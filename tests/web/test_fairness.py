@@ -457,3 +457,28 @@ async def test_a_clients_tables_count_after_a_restart(sqlite_url: str) -> None:
         assert (await _create(srv, "198.51.100.8")).status_code == 201
         creators = {o.creator for o in srv.app.state.registry.owners.values()}
         assert len(creators) == 2 and None not in creators
+
+
+async def test_the_lock_changes_hands_more_often_only_while_searches_run() -> None:
+    """While the heavy lane runs, a thread holding the interpreter lock is asked to let the
+    others run every SEARCH_SWITCH_INTERVAL; otherwise Python's interval stands."""
+    import sys
+
+    from liverpool.web.botpool import SEARCH_SWITCH_INTERVAL
+    before = sys.getswitchinterval()
+    pools = BotPools(2, 2000)
+    gate, order = threading.Event(), []
+    seen: list[float] = []
+    try:
+        job = asyncio.create_task(pools.heavy.run("c", _job("x", order, gate)))
+        await asyncio.sleep(0.05)
+        seen.append(sys.getswitchinterval())
+        assert await pools.light.run("d", sys.getswitchinterval) == SEARCH_SWITCH_INTERVAL
+        gate.set()
+        await job
+        await asyncio.sleep(0.01)
+        assert seen == [SEARCH_SWITCH_INTERVAL] and sys.getswitchinterval() == before
+    finally:
+        gate.set()
+        pools.shutdown()
+        sys.setswitchinterval(before)

@@ -60,16 +60,8 @@ def _env_float(name: str, default: float) -> float:
         raise ValueError(f"{name}={text!r}: a number of seconds is needed") from None
 
 
-# how often a thread holding the interpreter lock is asked to let another run (Python's default:
-# 5 ms): the bots' searches run in threads, and the server's loop and the cheap bots' worker
-# wait for the lock behind them; with 1 ms, another client's basic bot took a move in 0.62 s
-# instead of 0.68 s (think time 0.6 s) beside five tables of 2 s experts, the experts as fast
-SWITCH_INTERVAL = 0.001
-
-
 def main(args: argparse.Namespace) -> int:
     import asyncio
-    sys.setswitchinterval(SWITCH_INTERVAL)
 
     import uvicorn
 
