@@ -26,5 +26,7 @@ fi
 
 python3 -m venv .venv
 .venv/bin/pip install -q -e '.[test]'
+# the layering (pyproject's [tool.importlinter] contracts): an import that runs back up fails here
+.venv/bin/lint-imports --no-cache
 # loadfile: a file's tests stay on one worker, so a browser test file starts chromium once
 exec .venv/bin/python -m pytest -n auto --dist loadfile -q "$@"

@@ -17,7 +17,7 @@ from .session import Session, SessionError
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, object]:
-    from ..cli import parse_overrides
+    from ..rules import parse_overrides
     return parse_overrides(getattr(args, "override", None) or [])
 
 
