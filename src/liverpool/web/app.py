@@ -52,7 +52,7 @@ from .limits import (
 )
 from .ops import Ops
 from .replay import replay_steps
-from .seats import Conn, Settings, client_mark, new_secret
+from .seats import Conn, Settings, new_secret
 from .store import Store, StoredTable, StoreError
 from .table import TableOwner, handle
 
@@ -630,14 +630,13 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
         # the limits are counted last: a refused request costs the client nothing
         await rates.check("create", client)
         table_id = await registry.new_id()
-        async with registry.capacity.admit(client, table_id, registry.expire):
+        async with registry.capacity.admit(client, table_id, registry.expire) as marks:
             try:  # the game must be creatable now, not fail at the start (off the event loop)
                 await asyncio.to_thread(TableOwner.check_config, config)
             except (ValueError, TypeError) as e:
                 raise ApiError(400, "bad_request", str(e)[:500]) from None
-            owner, token = await TableOwner.create(
-                the_store, settings, table_id, config, nickname, client_mark(client),
-                client_mark(network_key(client)))
+            owner, token = await TableOwner.create(the_store, settings, table_id, config,
+                                                   nickname, *marks)
             registry.add(owner)
         return {"table": owner.summary(), "seat": 0, "token": token,
                 "join_secret": owner.join_secret, "share_url": owner.share_url(

@@ -62,22 +62,24 @@ class Capacity:
         return {o.id: o.status for o in self.owners()
                 if o.status in ("open", "playing") and of(o) == key}
 
-    async def _counts(self, key: str, of: Callable[[TableOwner], str | None]
-                      ) -> tuple[int, int]:
-        """(unfinished, waiting) tables of ``key`` (a client or a network): this server's and
-        its creates under way, or with several servers the whole service's where Redis can
-        tell."""
+    def _local(self, key: str, of: Callable[[TableOwner], str | None]) -> tuple[int, int]:
+        """(unfinished, waiting) tables of ``key`` here, with its creates under way."""
         tables = self._here(key, of)
-        if self.cluster is not None:
-            everywhere = await self.cluster.tables_created_by(key)
-            if everywhere is not None:
-                tables.update(everywhere)
-                # the service's count holds every create noted, this server's included
-                return (len(tables),
-                        sum(1 for s in tables.values() if s == "open"))
         making = self._making[key]
         return (len(tables) + making,
                 sum(1 for s in tables.values() if s == "open") + making)
+
+    async def _counts(self, key: str, of: Callable[[TableOwner], str | None]
+                      ) -> tuple[int, int]:
+        """(unfinished, waiting) tables of ``key`` (a client's or a network's mark): with
+        several servers the whole service's where Redis can tell (every create noted there,
+        this server's included), else this server's."""
+        if self.cluster is not None:
+            everywhere = await self.cluster.tables_created_by(key)
+            if everywhere is not None:
+                tables = {**self._here(key, of), **everywhere}
+                return len(tables), sum(1 for s in tables.values() if s == "open")
+        return self._local(key, of)
 
     def idlest(self) -> TableOwner | None:
         """The waiting table idle longest, if one has been idle ``YIELD_AFTER`` seconds."""
@@ -88,17 +90,18 @@ class Capacity:
         return min(idle, key=lambda x: x[0])[1] if idle else None
 
     # ---- admission ----------------------------------------------------------------------------
-    def _check(self, client: str, counts: tuple[int, int], net: tuple[int, int]) -> None:
+    def _check(self, client: tuple[int, int], network: tuple[int, int]) -> None:
+        """Refuse when a client's (unfinished, waiting) or a network's tables pass a cap."""
         lim = self.limits
-        if counts[1] > lim.waiting_tables_per_client:
+        if client[1] > lim.waiting_tables_per_client:
             raise ApiError(429, "too_many_tables", f"at most {lim.waiting_tables_per_client} "
                            f"tables waiting to start from one address; start one, or let one "
                            f"expire")
-        if counts[0] > lim.open_tables_per_client:
+        if client[0] > lim.open_tables_per_client:
             raise ApiError(429, "too_many_tables", f"at most {lim.open_tables_per_client} "
                            f"tables waiting to start or playing from one address; wait for "
                            f"a game to end")
-        if net[0] > lim.tables_per_network:
+        if network[0] > lim.tables_per_network:
             raise ApiError(429, "too_many_tables", f"at most {lim.tables_per_network} tables "
                            f"waiting to start or playing from one network; wait for a game "
                            f"to end")
@@ -106,48 +109,46 @@ class Capacity:
     @contextlib.asynccontextmanager
     async def admit(self, client: str, table_id: str,
                     expire: Callable[[TableOwner], Awaitable[bool]]
-                    ) -> AsyncIterator[None]:
-        """Hold a place for ``table_id``, created by ``client``, while the body makes it, or
-        refuse (429 ``too_many_tables``, 503 ``busy``). The place is counted before the first
-        await, and with several servers noted in Redis before it is counted there, so that
-        creates at the same moment cannot together pass a cap. When every waiting place is
-        taken, the table idle longest gives its place (``expire`` is awaited on it)."""
-        lim = self.limits
-        client, net = client_mark(client), client_mark(network_key(client))
-        keys = (client, net)
-        # counted here first, before any await: the creates under way are in the counts
-        mine = self._here(client, lambda o: o.creator)
-        theirs = self._here(net, lambda o: o.network)
-        self._check(client, (len(mine) + self._making[client] + 1,
-                             sum(1 for s in mine.values() if s == "open")
-                             + self._making[client] + 1),
-                    (len(theirs) + self._making[net] + 1, 0))
-        victim = None
-        if self.waiting() >= lim.open_tables:
-            victim = self.idlest()
-            if victim is None:
-                raise ApiError(503, "busy", "the server has too many tables waiting to start; "
-                                            "try again later")
-            self._yielding.add(victim.id)  # not chosen twice by creates at the same moment
+                    ) -> AsyncIterator[tuple[str, str]]:
+        """Hold a place for ``table_id``, created by ``client`` (an address), while the body
+        makes it, or refuse (429 ``too_many_tables``, 503 ``busy``); the body gets the marks
+        of the client and of its network, which the table keeps. The place is counted before
+        the first await, and with several servers noted in Redis before it is counted there,
+        so that creates at the same moment cannot together pass a cap. When every waiting
+        place is taken, the table idle longest gives its place (``expire`` is awaited on
+        it)."""
+        mine, net = client_mark(client), client_mark(network_key(client))
+        keys = (mine, net)
+        # the place is taken before anything else (and before any await): the creates under
+        # way are in every count
         for k in keys:
             self._making[k] += 1
         self._making_all += 1
+        victim = None
         noted: list[str] = []
         try:
+            self._check(self._local(mine, lambda o: o.creator),
+                        self._local(net, lambda o: o.network))
+            if self.waiting() > self.limits.open_tables:
+                victim = self.idlest()
+                if victim is None:
+                    raise ApiError(503, "busy", "the server has too many tables waiting to "
+                                                "start; try again later")
+                self._yielding.add(victim.id)  # not chosen twice by creates at one moment
             if self.cluster is not None:
                 for k in keys:
                     if await self.cluster.note_created(k, table_id, CREATED_KEPT):
                         noted.append(k)
-                self._check(client, await self._counts(client, lambda o: o.creator),
+                self._check(await self._counts(mine, lambda o: o.creator),
                             await self._counts(net, lambda o: o.network))
             if victim is not None and not await expire(victim):
                 raise ApiError(503, "busy", "the server has too many tables waiting to start; "
                                             "try again later")
-            yield
+            yield mine, net
         except BaseException:
-            assert self.cluster is not None or not noted
             for k in noted:
-                await self.cluster.forget_created(k, table_id)  # type: ignore[union-attr]
+                assert self.cluster is not None
+                await self.cluster.forget_created(k, table_id)
             raise
         finally:
             for k in keys:

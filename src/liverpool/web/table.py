@@ -164,8 +164,6 @@ class TableOwner(TablePlay):
             self._detach(c)
             c.close(4001, "removed")
         self.seats[seat].conns.clear()
-        if not any(s.conns for s in self.seats) and self.unattended_since is None:
-            self.unattended_since = time.time()
         self.held.append(Held(self.version, "lobby", table=self.summary()))
         self._broadcast_lobby()
         if "join_secret" in data:  # the players still seated get the new link

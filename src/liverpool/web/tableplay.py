@@ -525,18 +525,13 @@ class TablePlay(TableState):
     # ================================================================ sleeping ==============
     async def sleep(self) -> bool:
         """A game nobody has watched for a while stops: no bot moves, no clock runs, until
-        somebody connects (``wake``). True if it fell asleep now."""
+        somebody connects (a ``hello`` wakes it). True if it fell asleep now."""
         if self.status != "playing" or self.conns or self.asleep:
             return False
         self.asleep = True
         self._cancel_timers()
         log.info("table %s sleeps: nobody has been connected to it", self.id)
         return True
-
-    async def wake(self) -> None:
-        if self.asleep:
-            self.asleep = False
-            await self._drive()
 
     # ================================================================ covering a seat ======
     def _start_grace(self, s: SeatState) -> None:
