@@ -46,7 +46,7 @@ class BasicBot:
             card = max((a.card for a in groups["give"] if a.card is not None),
                        key=lambda c: (_points(view, c), c))
             why = f"give {card_str(card)}: your costliest card"
-            return Action("give", view.seat, card=card), why
+            return Action("give", view.me, card=card), why
         return self._play(view, groups)
 
     # ---- decisions ------------------------------------------------------------------------
@@ -60,7 +60,7 @@ class BasicBot:
         return groups["cut"][0], "cut"
 
     def _draw(self, view: SeatView, groups: dict[str, list[Action]]) -> tuple[Action, str]:
-        seat = view.seat
+        seat = view.me
         rules = view.ruleset
         top = view.discard[-1] if view.discard else None
         if "take_discard" in groups and top is not None:
@@ -74,7 +74,7 @@ class BasicBot:
         return groups["draw"][0], "draw from the stock"
 
     def _wants(self, view: SeatView, card: int, threshold: float) -> bool:
-        contract = view.contract[view.seat]
+        contract = view.contract[view.me]
         hand = [*view.hand, card]
         use = usefulness(hand, contract, view.ruleset)
         if use[card] < threshold:
@@ -85,7 +85,7 @@ class BasicBot:
     def _buy(self, view: SeatView, groups: dict[str, list[Action]]) -> tuple[Action, str]:
         top = view.discard[-1]
         size = len(view.hand)
-        if ("buy" in groups and not view.down[view.seat] and size <= 16
+        if ("buy" in groups and not view.down[view.me] and size <= 16
                 and self._wants(view, top, 2.4)):
             plain = [a for a in groups["buy"] if a.depth is None]
             return (plain or groups["buy"])[0], f"buy {card_str(top)}: it completes a group"
@@ -115,7 +115,7 @@ class BasicBot:
         return a, a.type.replace("_", " ")
 
     def _discard(self, view: SeatView, options: list[Action]) -> tuple[Action, str]:
-        seat = view.seat
+        seat = view.me
         keep = keep_values(view.hand, view.contract[seat], view.ruleset, view.down[seat],
                            view.melds)
         a = min(options, key=lambda x: (keep[x.card] if x.card is not None else 0.0,
@@ -126,7 +126,7 @@ class BasicBot:
 
 
 def _only_reason(view: SeatView, a: Action) -> str:
-    if a.type == "draw" and view.floating[view.seat]:
+    if a.type == "draw" and view.floating[view.me]:
         return "draw: you are floating"
     if a.type == "draw":
         return "draw: you cannot take the discard now"

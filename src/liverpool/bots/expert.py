@@ -94,7 +94,7 @@ class ExpertBot:
         first = self.basic.decide(view, legal)[0]
         phase = view.phase
         groups = by_type(legal)
-        seat = view.seat
+        seat = view.me
         down = view.down[seat]
         rules = view.ruleset
         contract = view.contract[seat]
@@ -152,7 +152,7 @@ class ExpertBot:
             for i, cand in enumerate(candidates):
                 g = world.clone()
                 g.apply(cand)
-                scores[i].append(play_out(g, view.seat, random.Random(seed), horizon))
+                scores[i].append(play_out(g, view.me, random.Random(seed), horizon))
             worlds += 1
         return pick(scores)
 
@@ -185,7 +185,7 @@ def deadest_discard(view: SeatView, options: Sequence[Action], keep: dict[Card, 
     pair whose rank is mostly gone will hardly become a set; one with many copies left may)."""
     rules = view.ruleset
     unseen = unseen_by_rank(view)
-    use = usefulness(view.hand, view.contract[view.seat], rules)
+    use = usefulness(view.hand, view.contract[view.me], rules)
     wilds = wild_cards(rules.deuces_wild)
     best: Action | None = None
     best_value = 0.0

@@ -5,13 +5,16 @@ as a value), ``engine.turns`` (hands and turns), ``engine.draw`` (taking, drawin
 ``engine.play`` (going down, laying off, swaps, borrows, discards), ``engine.calls`` (the
 playable-discard window) and ``engine.view`` (seat views and their JSON).
 
-Interfaces use ``Game.legal_actions``, ``is_legal``, ``apply`` and ``view_for``; nothing else
-leaves the engine.
+Interfaces use the public surface written down in docs/engine.md: ``Game.legal_actions``,
+``is_legal``/``why_illegal``, ``apply`` (which returns the events of engine.events),
+``view_for`` (a seat's view, or a spectator's) and the few read-only facts listed there.
 """
 
+from . import events
+from .events import Event, HandEnded, HandStarted
 from .game import Game
 from .state import HandEnd, IllegalActionError, Phase
 from .turns import stacked_deck
 from .view import SeatView
 
-__all__ = ["Game", "HandEnd", "IllegalActionError", "Phase", "SeatView", "stacked_deck"]
+__all__ = ["Event", "Game", "HandEnd", "HandEnded", "HandStarted", "events", "IllegalActionError", "Phase", "SeatView", "stacked_deck"]

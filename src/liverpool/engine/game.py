@@ -27,6 +27,7 @@ from ..cards import Card, new_deck, sorted_cards
 from ..melds import SET, arrangements, layoff_ends, meld_readings, swap_options
 from ..rules import RuleSet
 from .draw import DrawRules
+from .events import Event, HandStarted, before, hand_started, happened
 from .state import (
     STATE_FIELDS,
     IllegalActionError,
@@ -180,22 +181,33 @@ class Game(DrawRules):
                 return a.replace(end=None)
         return a
 
-    def apply(self, action: Action) -> None:
-        """Apply a legal action; raise ``IllegalActionError`` (state unchanged) otherwise."""
+    def apply(self, action: Action) -> tuple[Event, ...]:
+        """Apply a legal action and return what happened (engine.events: the action's event,
+        then what followed from it); raise ``IllegalActionError`` (state unchanged) otherwise."""
         plan = self._check(action)
+        return self._apply_checked(action, plan)
+
+    def prepare(self, action: Action) -> Callable[[], tuple[Event, ...]]:
+        """Check ``action`` now (``IllegalActionError``, state unchanged, when it is illegal)
+        and return what applies it (and returns its events), for a caller with something to do
+        in between (a server stores the action first). Apply it before anything else changes
+        the game."""
+        plan = self._check(action)
+
+        def do() -> tuple[Event, ...]:
+            return self._apply_checked(action, plan)
+        return do
+
+    def _apply_checked(self, action: Action, plan: object) -> tuple[Event, ...]:
+        noted = before(self, action)
         self.actions.append(action)
         self._carry_out(action, plan)
+        return happened(self, action, noted)
 
-    def prepare(self, action: Action) -> Callable[[], None]:
-        """Check ``action`` now (``IllegalActionError``, state unchanged, when it is illegal)
-        and return what applies it, for a caller with something to do in between (a server
-        stores the action first). Apply it before anything else changes the game."""
-        plan = self._check(action)
-
-        def do() -> None:
-            self.actions.append(action)
-            self._carry_out(action, plan)
-        return do
+    def hand_started(self) -> HandStarted:
+        """The event of the hand now in progress as it was dealt (the first hand's deal has no
+        action to return it)."""
+        return hand_started(self)
 
     # ================================================================ checking =============
     def _check(self, a: Action) -> object:
@@ -294,13 +306,15 @@ class Game(DrawRules):
         return iter(())
 
     # ================================================================ views, worlds ========
-    def view_for(self, seat: int) -> SeatView:
+    def view_for(self, seat: int | None) -> SeatView:
+        """What ``seat`` may know; ``None``: a spectator's view, the public state alone (no
+        hand)."""
         deuces = self.rules.deuces_wild
         return SeatView(
             seat=seat, rules=self.rules.name, phase=self.phase.value, to_act=self.to_act(),
             hand_number=self.hand_number(),
             contract=tuple(self.contract_for(s) for s in range(self.n)),
-            hand=tuple(sorted_cards(self.hands[seat], deuces)),
+            hand=() if seat is None else tuple(sorted_cards(self.hands[seat], deuces)),
             hand_sizes=tuple(len(h) for h in self.hands),
             known=tuple(tuple(sorted_cards(k.elements(), deuces)) for k in self.known),
             stock_size=len(self.stock), ruleset=self.rules, **public_fields(self))
@@ -332,6 +346,8 @@ class Game(DrawRules):
         hidden.subtract(view.discard)
         for m in view.melds:
             hidden.subtract(m.cards)
+        if view.seat is None:
+            raise ValueError("a world is sampled from a seat's view, not a spectator's")
         for s, k in enumerate(view.known):
             if s != view.seat:
                 hidden.subtract(k)

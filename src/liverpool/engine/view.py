@@ -78,9 +78,10 @@ def as_json(codec: Codec, name: str = "", default: Any = _NO_DEFAULT) -> dict[st
 
 @dataclass(frozen=True, slots=True)
 class SeatView:
-    """What one seat may know. Everything here is public except ``hand`` (the seat's own)."""
+    """What one seat may know. Everything here is public except ``hand`` (the seat's own); a
+    spectator's view (``seat`` None) has no hand."""
 
-    seat: int = field(metadata=as_json(INT))
+    seat: int | None = field(metadata=as_json(SEAT))
     players: tuple[str, ...] = field(metadata=as_json(NAMES))
     rules: str = field(metadata=as_json(TEXT))
     phase: str = field(metadata=as_json(TEXT))
@@ -132,6 +133,13 @@ class SeatView:
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         return reduce_frozen(self)  # pickles and copies in the compiled core too
+
+    @property
+    def me(self) -> int:
+        """The seat whose view this is; ``ValueError`` for a spectator's view."""
+        if self.seat is None:
+            raise ValueError("a spectator's view belongs to no seat")
+        return self.seat
 
     def to_json(self) -> dict[str, Any]:
         return {json_name: write(getattr(self, name)) for name, json_name, (write, _), _ in _JSON}

@@ -175,7 +175,7 @@ class Board(App[None]):
                      "winner" + ("s" if len(g.winners) > 1 else "") + ": "
                      + " and ".join(g.players[w] for w in g.winners), rules_label(rules)]
         else:
-            parts = [f"hand {v.hand_number}{of}: {v.contract[v.seat].describe()}",
+            parts = [f"hand {v.hand_number}{of}: {v.contract[v.me].describe()}",
                      subject(v.players[v.dealer], "deals"),
                      f"{s.game.deal_size()} cards dealt", rules_label(rules),
                      f"bots: {pace}", "r rules · ? keys"]
@@ -255,9 +255,9 @@ class Board(App[None]):
             keys.append("c cut")
         elif ph in ("play", "bonus"):
             keys.append("←/→ move")
-            if ph == "play" and not v.down[v.seat]:
+            if ph == "play" and not v.down[v.me]:
                 keys.append("g go down")
-            if "lay_off" in types or v.down[v.seat]:
+            if "lay_off" in types or v.down[v.me]:
                 keys.append("l lay off")
             if "swap_joker" in types:
                 keys.append("j swap joker")

@@ -18,7 +18,7 @@ class GoDownEditor(Pacing):
 
     def start_compose(self) -> None:
         v = self.view()
-        if v.down[v.seat]:
+        if v.down[v.me]:
             self.say("You are already down this hand: lay off (l) or discard (d).", "bold red")
             return
         self.composing = True

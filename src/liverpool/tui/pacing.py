@@ -129,7 +129,7 @@ class Pacing(Board):
         if v.hand_index == self.hand_seen or self.session.over:
             return
         self.hand_seen = v.hand_index
-        self.log_line(Text(f"— hand {v.hand_number}: {v.contract[v.seat].describe()}, "
+        self.log_line(Text(f"— hand {v.hand_number}: {v.contract[v.me].describe()}, "
                            f"{subject(v.players[v.dealer], 'deals')} —", style="bold cyan"))
 
     def show_event(self, ev: Event) -> None:

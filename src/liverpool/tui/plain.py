@@ -127,7 +127,7 @@ class PlainUI:
         total = len(view.ruleset.hand_list()) if view.ruleset.progression == "all" else None
         of = f" of {total}" if total else ""
         size = len(view.hand) if view.phase != "cut" else "?"
-        return (f"=== Hand {view.hand_number}{of}: contract {view.contract[view.seat].describe()}"
+        return (f"=== Hand {view.hand_number}{of}: contract {view.contract[view.me].describe()}"
                 f"; {size} cards each; {subject(view.players[view.dealer], 'deals')} ===")
 
     def status(self, view: SeatView) -> str:
@@ -183,7 +183,7 @@ class PlainUI:
         rules = view.ruleset
         contract = None if s.over else s.game.contract_no(s.human)
         lines = [f"Rules: {rules_label(rules)}. {PRESET_LINES.get(rules.name, '')}".rstrip()]
-        for heading, items in rules_sheet(rules, contract, view.buys[view.seat]):
+        for heading, items in rules_sheet(rules, contract, view.buys[view.me]):
             lines.append(f"{heading}:")
             for item in items:
                 if item.startswith("▶ "):

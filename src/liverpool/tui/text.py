@@ -114,7 +114,7 @@ def question(view: SeatView, legal: Sequence[Action]) -> str:
     if ph == "cut":
         return "Cut the deck."
     if ph == "draw":
-        if view.floating[view.seat]:
+        if view.floating[view.me]:
             return "You are floating: draw from the stock."
         if "take_discard" in types:
             return f"Your turn: take the discard {top} or draw from the stock."
@@ -122,7 +122,7 @@ def question(view: SeatView, legal: Sequence[Action]) -> str:
     if ph == "buy":
         pen = view.ruleset.penalty_cards
         return f"Buy {top}? (+{pen} penalty card{'s' if pen != 1 else ''}; buys used " \
-               f"{view.buys[view.seat]})"
+               f"{view.buys[view.me]})"
     if ph == "call":
         whose = possessive(players[view.discarder], start=True) \
             if view.discarder is not None else "The"

@@ -1,0 +1,472 @@
+"""Game events: what one applied action made happen, as the engine tells it to everyone who
+follows a game (front ends, drivers, replayers, bots' hosts).
+
+Domain words: *event* (an immutable value of one kind: ``drew``, ``skipped_draw``, ``took``,
+``bought``, ``passed``, ``went_down``, ``laid_off``, ``swapped``, ``borrowed``, ``discarded``,
+``called``, ``gave``, ``cut``, ``reshuffled``, ``hand_ended``, ``hand_started``, ``game_ended``),
+*JSON form* (``to_json``: ``{"type": kind, ...}``, docs/engine.md lists every field), *per-seat
+form* (``for_seat``: the event as one seat, or a spectator (None), may see it: a card another
+seat drew from the stock, a buyer's penalty cards and a cut's count are hidden), *before*
+(what the engine notes of the game just before an action, so that the events can say which
+cards moved without anybody comparing states afterwards).
+
+``Game.apply`` returns the events of the action it applied, in order: the action's own event,
+then what followed from it (the card drawn once a buy round ends, a renewed stock, the hand's
+end, the next deal or the game's end).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..actions import Action
+from ..cards import Card, card_str, sorted_cards
+from ..melds import Meld
+from ..rules import Contract
+from .state import HandEnd, Phase
+
+if TYPE_CHECKING:
+    from .game import Game
+
+
+def _card(c: Card | None) -> str | None:
+    return None if c is None else card_str(c)
+
+
+def _cards(cs: tuple[Card, ...] | None) -> list[str] | None:
+    return None if cs is None else [card_str(c) for c in cs]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One thing that happened. ``seat`` is who did it (None for the table's own events)."""
+
+    kind: ClassVar[str] = ""
+
+    def to_json(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def for_seat(self, seat: int | None) -> Event:
+        """The event as ``seat`` (None: a spectator) may see it."""
+        return self
+
+    @property
+    def actor(self) -> int | None:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatEvent(Event):
+    seat: int
+
+    @property
+    def actor(self) -> int | None:
+        return self.seat
+
+
+@dataclass(frozen=True, slots=True)
+class Cut(SeatEvent):
+    """The seat right of the dealer cut the deck; ``count`` stays with the cutter; ``bonus``:
+    points taken off for the exact cut (0: none)."""
+
+    kind: ClassVar[str] = "cut"
+    count: int | None
+    bonus: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "seat": self.seat, "count": self.count, "bonus": self.bonus}
+
+    def for_seat(self, seat: int | None) -> Event:
+        return self if seat == self.seat else replace(self, count=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Drew(SeatEvent):
+    """The seat drew from the stock. ``card`` is None for other seats, and for everyone while a
+    buy round decides who takes the discard first (``buy_round``: the seats asked); the card
+    then comes with a second ``drew`` event, ``after_buys``."""
+
+    kind: ClassVar[str] = "drew"
+    card: Card | None
+    buy_round: tuple[int, ...] = ()
+    after_buys: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "seat": self.seat, "card": _card(self.card),
+                "buy_round": list(self.buy_round), "after_buys": self.after_buys}
+
+    def for_seat(self, seat: int | None) -> Event:
+        return self if seat == self.seat or self.card is None else replace(self, card=None)
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedDraw(SeatEvent):
+    """A player who is down lays off instead of drawing (``layoff_instead_of_draw``)."""
+
+    kind: ClassVar[str] = "skipped_draw"
+    buy_round: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "seat": self.seat, "buy_round": list(self.buy_round)}
+
+
+@dataclass(frozen=True, slots=True)
+class Took(SeatEvent):
+    """The player on turn took the top discard."""
+
+    kind: ClassVar[str] = "took"
+    card: Card
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "seat": self.seat, "card": card_str(self.card)}
+
+
+@dataclass(frozen=True, slots=True)
+class Bought(SeatEvent):
+    """The seat bought ``cards`` from the discard pile (the top one, or more with
+    ``deep_pickup``) and took ``penalty`` cards from the stock, which only it sees
+    (``penalty_cards``)."""
+
+    kind: ClassVar[str] = "bought"
+    cards: tuple[Card, ...]
+    penalty: int
+    penalty_cards: tuple[Card, ...] | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "seat": self.seat, "cards": _cards(self.cards),
+                "penalty": self.penalty, "penalty_cards": _cards(self.penalty_cards)}
+
+    def for_seat(self, seat: int | None) -> Event:
+        return self if seat == self.seat else replace(self, penalty_cards=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Passed(SeatEvent):
+    """The seat let the discard go in a buy round (``on`` "buy") or a call window ("call")."""
+
+    kind: ClassVar[str] = "passed"
+    on: str
+    card: Card | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "seat": self.seat, "on": self.on, "card": _card(self.card)}
+
+
+@dataclass(frozen=True, slots=True)
+class WentDown(SeatEvent):
+    """The seat laid down its contract: ``melds`` now at ``first``, ``first + 1``, ..."""
+
+    kind: ClassVar[str] = "went_down"
+    melds: tuple[Meld, ...]
+    first: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "seat": self.seat, "melds": [m.to_json() for m in self.melds],
+                "first": self.first}
+
+
+@dataclass(frozen=True, slots=True)
+class LaidOff(SeatEvent):
+    """The seat laid ``card`` off on the meld at ``meld`` (``owner``'s), which became
+    ``result``."""
+
+    kind: ClassVar[str] = "laid_off"
+    card: Card
+    meld: int
+    owner: int
+    result: Meld
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "seat": self.seat, "card": card_str(self.card),
+                "meld": self.meld, "owner": self.owner, "result": self.result.to_json()}
+
+
+@dataclass(frozen=True, slots=True)
+class Swapped(SeatEvent):
+    """The seat put ``card`` in place of the wild ``wild`` in the meld at ``meld``."""
+
+    kind: ClassVar[str] = "swapped"
+    card: Card
+    wild: Card
+    meld: int
+    owner: int
+    result: Meld
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "seat": self.seat, "card": card_str(self.card),
+                "wild": card_str(self.wild), "meld": self.meld, "owner": self.owner,
+                "result": self.result.to_json()}
+
+
+@dataclass(frozen=True, slots=True)
+class Borrowed(SeatEvent):
+    """The seat took ``card`` from the meld at ``meld`` (which became ``result``) to lay the new
+    meld ``new_meld`` (now at ``new_index``)."""
+
+    kind: ClassVar[str] = "borrowed"
+    card: Card
+    meld: int
+    result: Meld
+    new_meld: Meld
+    new_index: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "seat": self.seat, "card": card_str(self.card),
+                "meld": self.meld, "result": self.result.to_json(),
+                "new_meld": self.new_meld.to_json(), "new_index": self.new_index}
+
+
+@dataclass(frozen=True, slots=True)
+class Discarded(SeatEvent):
+    """The seat discarded ``card``; ``out``: it was its last card."""
+
+    kind: ClassVar[str] = "discarded"
+    card: Card
+    out: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "seat": self.seat, "card": card_str(self.card),
+                "out": self.out}
+
+
+@dataclass(frozen=True, slots=True)
+class Called(SeatEvent):
+    """The seat called the playable discard ``card`` (``mode``: the table's ``rummy_call``:
+    ``bonus`` it takes the card, ``take_back`` the discarder takes it back with a penalty card
+    only the discarder sees, ``give_cards`` the card goes on the meld at ``meld``, ``points`` the
+    discarder owes ``points``); ``to``: the discarder."""
+
+    kind: ClassVar[str] = "called"
+    card: Card
+    mode: str
+    to: int
+    meld: int | None = None
+    result: Meld | None = None
+    penalty_card: Card | None = None
+    points: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "seat": self.seat, "card": card_str(self.card),
+                "mode": self.mode, "to": self.to, "meld": self.meld,
+                "result": None if self.result is None else self.result.to_json(),
+                "penalty_card": _card(self.penalty_card), "points": self.points}
+
+    def for_seat(self, seat: int | None) -> Event:
+        if seat == self.to or self.penalty_card is None:
+            return self
+        return replace(self, penalty_card=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Gave(SeatEvent):
+    """The seat gave ``card`` to the discarder ``to`` (``give_cards``)."""
+
+    kind: ClassVar[str] = "gave"
+    card: Card
+    to: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "seat": self.seat, "card": card_str(self.card), "to": self.to}
+
+
+@dataclass(frozen=True, slots=True)
+class Reshuffled(Event):
+    """The discard pile, but its top card, was shuffled into a new stock of ``stock`` cards."""
+
+    kind: ClassVar[str] = "reshuffled"
+    stock: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "stock": self.stock}
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnded(Event):
+    """A hand ended: ``end`` is the table as it was scored (every hand shown), ``points`` the
+    hand's row of the score sheet and ``totals`` the running totals."""
+
+    kind: ClassVar[str] = "hand_ended"
+    end: HandEnd
+    points: tuple[int, ...]
+    totals: tuple[int, ...]
+    deuces_wild: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        e = self.end
+        return {"type": self.kind, "hand_number": e.hand_number, "dealer": e.dealer,
+                "went_out": [s for s, out in enumerate(e.out) if out],
+                "hands": [[card_str(c) for c in sorted_cards(h, self.deuces_wild)]
+                          for h in e.hands],
+                "melds": [m.to_json() for m in e.melds], "down": list(e.down),
+                "buys": list(e.buys), "discard": _cards(e.discard), "stock": e.stock_size,
+                "points": list(self.points), "totals": list(self.totals)}
+
+
+@dataclass(frozen=True, slots=True)
+class HandStarted(Event):
+    """A hand was dealt: its number, its dealer, each seat's contract and the upcard."""
+
+    kind: ClassVar[str] = "hand_started"
+    hand_number: int
+    dealer: int
+    contract: tuple[Contract, ...]
+    upcard: Card | None
+    stock: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "hand_number": self.hand_number, "dealer": self.dealer,
+                "contract": [c.to_json() for c in self.contract], "upcard": _card(self.upcard),
+                "stock": self.stock}
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded(Event):
+    """The game ended: final totals and the winners (ties share the win)."""
+
+    kind: ClassVar[str] = "game_ended"
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+    hands: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "totals": list(self.totals), "winners": list(self.winners),
+                "hands": self.hands}
+
+
+EVENT_KINDS: dict[str, type[Event]] = {
+    k.kind: k for k in (Cut, Drew, SkippedDraw, Took, Bought, Passed, WentDown, LaidOff, Swapped,
+                        Borrowed, Discarded, Called, Gave, Reshuffled, HandEnded, HandStarted,
+                        GameEnded)}
+
+
+# ---- what happened: worked out by the engine from what it noted just before ----------------
+
+@dataclass(frozen=True, slots=True)
+class Before:
+    """What ``Game.apply`` notes before an action (cheap: sizes and references)."""
+
+    sizes: tuple[int, ...]
+    hands_done: int
+    discard: tuple[Card, ...]
+    melds: int
+    target: Meld | None
+    reshuffles: int
+    turn: int
+    discarder: int | None
+    mode: str
+    phase: Phase
+    pending_draw: bool
+    penalty: int
+
+
+def before(g: Game, a: Action) -> Before:
+    target = None
+    if a.meld is not None and 0 <= a.meld < len(g.melds):
+        target = g.melds[a.meld]
+    depth = (a.depth or 1) if a.type == "buy" else 1
+    return Before(tuple(len(h) for h in g.hands), len(g.scores), tuple(g.discard[-depth:]),
+                  len(g.melds), target, g.reshuffles, g.turn, g.discarder, g.window_mode,
+                  g.phase, g.pending_draw, g.penalties[a.player])
+
+
+def hand_started(g: Game) -> HandStarted:
+    """The hand now in progress, as dealt."""
+    return HandStarted(g.hand_number(), g.dealer,
+                       tuple(g.contract_for(s) for s in range(g.n)),
+                       g.discard[0] if g.discard else None, len(g.stock))
+
+
+def happened(g: Game, a: Action, b: Before) -> tuple[Event, ...]:
+    """The events of ``a``, just applied to ``g``, from what ``b`` noted before it."""
+    ended = len(g.scores) > b.hands_done
+    end = g.last_hand_end if ended else None
+    hands = end.hands if end is not None else g.hands
+    melds = end.melds if end is not None else g.melds
+
+    def gained(s: int) -> tuple[Card, ...]:
+        return tuple(hands[s][b.sizes[s]:])
+
+    p = a.player
+    t = a.type
+    out: list[Event] = []
+    round_over = b.phase is Phase.BUY and (ended or g.phase is not Phase.BUY)
+    if t == "draw" or t == "no_draw":
+        asked = tuple(g.asked) if g.phase is Phase.BUY and not ended else ()
+        if t == "no_draw":
+            out.append(SkippedDraw(p, asked))
+        else:
+            got = gained(p)
+            out.append(Drew(p, got[0] if got and not asked else None, asked))
+    elif t == "take_discard":
+        out.append(Took(p, b.discard[-1]))
+    elif t == "buy":
+        got = gained(p)
+        taken = b.discard
+        out.append(Bought(p, taken, len(got) - len(taken), got[len(taken):]))
+    elif t == "pass":
+        top = b.discard[-1] if b.discard else None
+        out.append(Passed(p, "buy" if b.phase is Phase.BUY else "call", top))
+    elif t == "go_down":
+        out.append(WentDown(p, tuple(melds[b.melds:]), b.melds))
+    elif t == "lay_off" and a.card is not None and a.meld is not None:
+        res = melds[a.meld]
+        out.append(LaidOff(p, a.card, a.meld, res.owner, res))
+    elif t == "swap_joker" and a.card is not None and a.meld is not None \
+            and b.target is not None:
+        res = melds[a.meld]
+        left = list(b.target.cards)
+        for c in res.cards:
+            if c in left:
+                left.remove(c)
+        out.append(Swapped(p, a.card, left[0] if left else a.card, a.meld, res.owner, res))
+    elif t == "borrow" and a.card is not None and a.meld is not None:
+        out.append(Borrowed(p, a.card, a.meld, melds[a.meld], melds[-1], len(melds) - 1))
+    elif t == "discard" and a.card is not None:
+        out.append(Discarded(p, a.card, b.sizes[p] == 1))
+    elif t == "call":
+        d = b.discarder if b.discarder is not None else p
+        card = b.discard[-1]
+        if b.mode == "give_cards":
+            at = a.meld
+            if at is None:  # the engine chose the only meld it fits: the one that changed
+                at = next((i for i, m in enumerate(melds[:b.melds]) if card in m.cards
+                           and i < len(g.melds) and g.melds[i] != m), None)
+            out.append(Called(p, card, b.mode, d, at, None if at is None else melds[at]))
+        elif b.mode == "take_back":
+            got = gained(d)
+            out.append(Called(p, card, b.mode, d, penalty_card=got[1] if len(got) > 1 else None))
+        elif b.mode == "points":
+            out.append(Called(p, card, b.mode, d, points=g.rules.rummy_points))
+        else:
+            out.append(Called(p, card, b.mode, d))
+    elif t == "give" and a.card is not None:
+        out.append(Gave(p, a.card, b.discarder if b.discarder is not None else p))
+    elif t == "cut":
+        out.append(Cut(p, a.count, max(0, b.penalty - g.penalties[p])))
+    if round_over and b.pending_draw:
+        got = gained(b.turn)
+        if t == "buy" and b.turn == p:  # (never: the player on turn does not buy)
+            got = ()
+        if got:
+            out.append(Drew(b.turn, got[-1], (), True))
+    if not ended and g.reshuffles > b.reshuffles:
+        out.append(Reshuffled(len(g.stock)))
+    if end is not None:
+        out.append(HandEnded(end, tuple(g.scores[-1]), tuple(g.totals), g.rules.deuces_wild))
+        if g.over:
+            out.append(GameEnded(tuple(g.totals), tuple(g.winners), len(g.scores)))
+        else:
+            out.append(hand_started(g))
+    return tuple(out)
+
+
+def seat_events(events: tuple[Event, ...] | list[Event], seat: int | None) -> list[Event]:
+    """``events`` as ``seat`` (None: a spectator) may see them."""
+    return [e.for_seat(seat) for e in events]
+
+
+__all__ = ["EVENT_KINDS", "Before", "Borrowed", "Bought", "Called", "Cut", "Discarded", "Drew",
+           "Event", "GameEnded", "Gave", "HandEnded", "HandStarted", "LaidOff", "Passed",
+           "Reshuffled", "SeatEvent", "SkippedDraw", "Swapped", "Took", "WentDown", "before",
+           "hand_started", "happened", "seat_events"]
