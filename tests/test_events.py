@@ -17,6 +17,7 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import rule_sets
 
 from liverpool.actions import Action
 from liverpool.cards import Card, parse_card
@@ -41,8 +42,6 @@ from liverpool.engine.events import (
 )
 from liverpool.randomplay import random_action
 from liverpool.rules import PRESET_NAMES, RuleSet
-
-from strategies import rule_sets
 
 
 class Follower:

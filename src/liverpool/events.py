@@ -14,8 +14,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from collections.abc import Sequence
+
 from .actions import Action
-from .engine import Game
+from .engine import Event, Game, HandEnded, HandStarted
+from .engine.events import GameEnded
 from .rules import PRESETS, RuleSet
 
 # ---- the bot generator -------------------------------------------------------------------------
@@ -49,24 +52,36 @@ def game_start_event(game: Game, seat: int, index: int = 0,
             "seed": bot_seed(game.seed, seat) if seed is None else seed}
 
 
-def hand_start_event(game: Game) -> dict[str, Any]:
-    return {"type": "hand_start", "hand_number": game.hand_number(), "dealer": game.dealer,
-            "contract": [game.contract_for(s).to_json() for s in range(game.n)]}
+def hand_start_event(e: HandStarted) -> dict[str, Any]:
+    """The protocol's ``hand_start`` for the engine's ``hand_started``."""
+    return {"type": "hand_start", "hand_number": e.hand_number, "dealer": e.dealer,
+            "contract": [c.to_json() for c in e.contract]}
 
 
-def hand_end_event(game: Game) -> dict[str, Any]:
-    """The hand that just ended (the last row of the score sheet)."""
-    if not game.scores:
-        raise ValueError("no hand has ended yet")
-    hands = len(game.scores)
-    return {"type": "hand_end", "hand_number": hands, "scores": list(game.scores[-1]),
-            "totals": [sum(row[s] for row in game.scores) for s in range(game.n)],
-            "went_down": list(game.downs[-1])}
+def hand_end_event(e: HandEnded) -> dict[str, Any]:
+    """The protocol's ``hand_end`` for the engine's ``hand_ended`` (the last row of the score
+    sheet)."""
+    return {"type": "hand_end", "hand_number": e.end.hand_number, "scores": list(e.points),
+            "totals": list(e.totals), "went_down": list(e.end.down)}
 
 
-def game_end_event(game: Game) -> dict[str, Any]:
-    return {"type": "game_end", "totals": list(game.totals), "winners": list(game.winners),
-            "hands": len(game.scores)}
+def game_end_event(e: GameEnded) -> dict[str, Any]:
+    return {"type": "game_end", "totals": list(e.totals), "winners": list(e.winners),
+            "hands": e.hands}
+
+
+def protocol_events(events: Sequence[Event]) -> list[dict[str, Any]]:
+    """The bot protocol's hand and game events among the engine's ``events`` (bots hear every
+    action through their views; these tell them a hand or the game changed)."""
+    out: list[dict[str, Any]] = []
+    for e in events:
+        if isinstance(e, HandEnded):
+            out.append(hand_end_event(e))
+        elif isinstance(e, HandStarted):
+            out.append(hand_start_event(e))
+        elif isinstance(e, GameEnded):
+            out.append(game_end_event(e))
+    return out
 
 
 def action_event(action: Action, text: str | None = None) -> dict[str, Any]:

@@ -13,10 +13,9 @@ decision prepared so it can be thought out on another thread), *fallback* (the b
 plays a move for a bot that raised or answered illegally), *incident* (such a failure, or an
 external bot's, recorded with the seat and the record's action index; ``"fallback"`` says whether
 the basic bot played that ``"move"`` or plays the seat for the rest of the ``"game"``, as after
-an external bot's incident), *event* (a dict with
-``"type"``: ``action`` for every action applied, and the bot protocol's ``game_start``,
-``hand_start``, ``hand_end``, ``game_end``, docs/bot-protocol.md), *listener* (a callback told
-of every event in order).
+an external bot's incident), *event* (the engine's, engine.events: what each applied action
+made happen; bots hear the hand and game events as the bot protocol's ``hand_start``,
+``hand_end``, ``game_end``), *listener* (a callback told of every event in order).
 
 Everything here is synchronous: an asyncio owner calls ``decision``, ``play``, ``request`` and
 ``withdraw`` on its own thread and runs ``BotMove.decide`` (the only slow part, which never
@@ -36,20 +35,12 @@ from .actions import Action
 from .bots.base import Bot, bot_event
 from .bots.basic import BasicBot
 from .engine import Game, IllegalActionError, Phase, SeatView
-from .events import (
-    action_event,
-    bot_rng,
-    bot_seed,
-    game_end_event,
-    game_start_event,
-    hand_end_event,
-    hand_start_event,
-)
-from .narrate import describe
+from .engine import Event
+from .events import bot_rng, bot_seed, game_start_event, protocol_events
 from .outofturn import RequestKind, Requests, settling
 
 DecisionKind = Literal["move", "buy", "call"]
-Listener = Callable[[dict[str, Any]], None]
+Listener = Callable[[Event], None]
 
 
 # ---- decisions ---------------------------------------------------------------------------------
@@ -113,14 +104,14 @@ class Match:
 
     ``ask_people``: people are asked in buy rounds and call windows and answer explicitly, like
     bots (the terminal); otherwise only their requests count and their silence is a pass (the
-    web table). Either way people are asked before bots in a first-call round. ``narrate`` adds
-    each action's line (``narrate.describe``) to its event as ``"text"``. ``index`` is the
-    game's number in a series (bots' ``game_start``, incidents); ``seed`` seeds the bot
-    generators (default: the game's seed)."""
+    web table). Either way people are asked before bots in a first-call round. ``listener`` is
+    told every engine event in order (engine.events; narration is ``narrate.Narrator`` of
+    them). ``index`` is the game's number in a series (bots' ``game_start``, incidents);
+    ``seed`` seeds the bot generators (default: the game's seed)."""
 
     def __init__(self, game: Game, bots: Sequence[Bot | None], *, index: int = 0,
-                 ask_people: bool = False, narrate: bool = False,
-                 listener: Listener | None = None, seed: int | None = None) -> None:
+                 ask_people: bool = False, listener: Listener | None = None,
+                 seed: int | None = None) -> None:
         if len(bots) != game.n:
             raise ValueError(f"{len(bots)} seats given for a table of {game.n}")
         self.game = game
@@ -130,7 +121,6 @@ class Match:
         self.requests = Requests()
         self.index = index
         self.ask_people = ask_people
-        self.narrate = narrate
         self.listener = listener
         self.incidents: list[dict[str, Any]] = []
         self.version = 0  # counts every change: actions, requests and answers
@@ -148,20 +138,20 @@ class Match:
         return [s for s, b in enumerate(self.bots) if b is not None or self.ask_people]
 
     # ---- the game's start and end ----------------------------------------------------------
-    def start(self) -> list[dict[str, Any]]:
+    def start(self) -> list[Event]:
         """Tell the bots the game begins (``game_start``, and the hand in progress); the first
         call only, and done by ``decision`` and ``play`` when not called before. Returns the
-        ``hand_start`` event (also given to the listener)."""
+        ``hand_started`` event of the hand in progress (also given to the listener)."""
         if self.started:
             return []
         self.started = True
-        events = [] if self.game.over else [hand_start_event(self.game)]
+        events: list[Event] = [] if self.game.over else [self.game.hand_started()]
         for s, bot in enumerate(self.bots):
             if bot is not None:
                 self._tell_bot(s, game_start_event(self.game, s, self.index,
                                                    bot_seed(self.seed, s)))
-                for event in events:
-                    self._tell_bot(s, event)
+                for told in protocol_events(events):
+                    self._tell_bot(s, told)
         self._publish(events)
         return events
 
@@ -247,17 +237,16 @@ class Match:
         return self.accept(move, move.decide())
 
     # ---- acting ----------------------------------------------------------------------------
-    def play(self, action: Action) -> list[dict[str, Any]]:
-        """Play ``action`` (a person's or a bot's) and return the events it caused, in order:
-        the action, then ``hand_end``, ``hand_start``, ``game_end`` as they happened (each also
-        given to the listener; bots hear the hand and game events). In a buy round or call
-        window a seat's buy, call or pass is its answer: it is recorded, and the next
-        ``decision`` settles it (nothing is applied yet). ``IllegalActionError`` with the
-        engine's reason, nothing changed, when it may not."""
+    def play(self, action: Action) -> tuple[Event, ...]:
+        """Play ``action`` (a person's or a bot's) and return the engine's events for it, in
+        order (each also given to the listener; bots hear the hand and game events). In a buy
+        round or call window a seat's buy, call or pass is its answer: it is recorded, and the
+        next ``decision`` settles it (nothing is applied yet, no events). ``IllegalActionError``
+        with the engine's reason, nothing changed, when it may not."""
         self.start()
         if settling(self.game) and action.type in ("buy", "call", "pass"):
             self._answer(action)
-            return []
+            return ()
         return self._apply(action)
 
     def request(self, seat: int, kind: RequestKind,
@@ -304,30 +293,22 @@ class Match:
         self.requests.answer(game, seat, action)
         self.version += 1
 
-    def _apply(self, action: Action) -> list[dict[str, Any]]:
+    def _apply(self, action: Action, prepared: Callable[[], tuple[Event, ...]] | None = None
+               ) -> tuple[Event, ...]:
         game = self.game
-        text = None
-        if self.narrate:
-            reason = game.why_illegal(action)  # a line is written only for a legal action
-            if reason is not None:
-                raise IllegalActionError(reason)
-            text = describe(game, action)
-        hands = len(game.scores)
-        game.apply(action)  # IllegalActionError, the state unchanged
+        # IllegalActionError, the state unchanged; ``prepared``: checked already (Game.prepare)
+        events = prepared() if prepared is not None else game.apply(action)
         self.version += 1
         self.requests.sync(game)
-        events = [action_event(action, text)]
-        if len(game.scores) > hands:
-            events.append(hand_end_event(game))
-            events.append(game_end_event(game) if game.over else hand_start_event(game))
-        for event in events[1:]:
+        told = protocol_events(events)
+        for event in told:
             for s, bot in enumerate(self.bots):
                 if bot is not None:
                     self._tell_bot(s, event)
         self._publish(events)
         return events
 
-    def _publish(self, events: list[dict[str, Any]]) -> None:
+    def _publish(self, events: Sequence[Event]) -> None:
         if self.listener is not None:
             for event in events:
                 self.listener(event)

@@ -1,57 +1,150 @@
-"""Narration: one readable line per action ("Bob bought 7H (+1 penalty card)"), for logs.
+"""Narration: one readable line per event ("Bob buys 7H (+1 penalty card)"), for logs, the
+terminal and the web table, written for one reader.
 
-Domain words: *line* (what a player at the table would say happened), written from the game
-as it was just before the action, so it can name the card taken or the meld played on.
+Domain words: *line* (what a player at the table would say happened), *reader* (the seat the
+line is written for: its own moves read in the second person, "You draw 7H from the stock", and
+it alone is told the card it drew; None: a spectator, or a log for everyone), *event* (the
+engine's, liverpool.engine.events: narration is a function of events only, never of the state).
 """
 
 from __future__ import annotations
 
-from .actions import Action
+from collections.abc import Sequence
+
 from .cards import card_str, cards_str
 from .engine import Game, Phase
+from .engine.events import (
+    Borrowed,
+    Bought,
+    Called,
+    Cut,
+    Discarded,
+    Drew,
+    Event,
+    GameEnded,
+    Gave,
+    HandEnded,
+    HandStarted,
+    LaidOff,
+    Passed,
+    Reshuffled,
+    SkippedDraw,
+    Swapped,
+    Took,
+    WentDown,
+)
+from .melds import Meld
+
+# a verb in the third person, as a reader says it of themselves
+_SECOND = {"draws": "draw", "lays": "lay", "takes": "take", "buys": "buy", "goes": "go",
+           "swaps": "swap", "borrows": "borrow", "discards": "discard", "calls": "call",
+           "gives": "give", "cuts": "cut", "passes": "pass", "deals": "deal", "wins": "win"}
 
 
-def describe(game: Game, a: Action) -> str | None:
-    """The line for ``a`` about to be applied to ``game``; None for a silent pass."""
-    who = game.players[a.player]
-    top = card_str(game.discard[-1]) if game.discard else "-"
-    t = a.type
-    if t == "pass":
-        return None
-    if t == "draw":
-        return f"{who} draws from the stock"
-    if t == "no_draw":
-        return f"{who} lays off instead of drawing"
-    if t == "take_discard":
-        return f"{who} takes {top}"
-    if t == "buy":
-        pen = game.rules.penalty_cards
-        depth = a.depth or 1
-        got = cards_str(game.discard[-depth:]) if depth > 1 else top
-        return f"{who} buys {got} (+{pen} penalty card{'s' if pen != 1 else ''})"
-    if t == "go_down" and a.melds:
-        return f"{who} goes down: " + " | ".join(cards_str(m) for m in a.melds)
-    if t == "lay_off" and a.card is not None and a.meld is not None:
-        owner = game.players[game.melds[a.meld].owner]
-        return f"{who} lays {card_str(a.card)} on {owner}'s {game.melds[a.meld]}"
-    if t == "swap_joker" and a.card is not None and a.meld is not None:
-        return f"{who} swaps {card_str(a.card)} for the wild in {game.melds[a.meld]}"
-    if t == "borrow" and a.card is not None and a.new_meld:
-        return f"{who} borrows {card_str(a.card)} to lay {cards_str(a.new_meld)}"
-    if t == "discard" and a.card is not None:
-        last = len(game.hands[a.player]) == 1
-        return f"{who} discards {card_str(a.card)}" + (" and goes out" if last else "")
-    if t == "call":
-        words = {"bonus": "calls Liverpool", "take_back": "calls rummy: the card goes back",
-                 "give_cards": "calls rummy: everyone gives a card",
-                 "points": f"calls RUMMY (+{game.rules.rummy_points})"}
-        return f"{who} {words.get(game.window_mode, 'calls')} on {top}"
-    if t == "give" and a.card is not None:
-        return f"{who} gives {card_str(a.card)}"
-    if t == "cut":
-        return f"{who} cuts the deck"
-    return f"{who}: {t}"  # pragma: no cover - every type is named above
+class Narrator:
+    """Lines for one reader at one table: ``players`` (the names), ``reader`` (a seat, or None)."""
+
+    def __init__(self, players: Sequence[str], reader: int | None = None) -> None:
+        self.players = tuple(players)
+        self.reader = reader
+
+    def who(self, seat: int, verb: str) -> str:
+        if seat == self.reader:
+            return f"You {_SECOND.get(verb, verb)}"
+        return f"{self.players[seat]} {verb}"
+
+    def whose(self, seat: int) -> str:
+        return "your" if seat == self.reader else f"{self.players[seat]}'s"
+
+    def name(self, seat: int) -> str:
+        return "you" if seat == self.reader else self.players[seat]
+
+    def line(self, e: Event, passes: bool = False) -> str | None:
+        """The line for ``e`` as the reader may see it (pass it ``e.for_seat(reader)``, or the
+        event itself when the reader may see everything); None for an event with nothing to
+        say (a pass, unless ``passes``; another seat's card drawn after a buy round)."""
+        if isinstance(e, Drew):
+            if e.after_buys:
+                return None if e.card is None else f"{self.who(e.seat, 'draws')} " \
+                                                   f"{card_str(e.card)} from the stock"
+            got = f" {card_str(e.card)}" if e.card is not None else ""
+            return f"{self.who(e.seat, 'draws')}{got} from the stock"
+        if isinstance(e, SkippedDraw):
+            return f"{self.who(e.seat, 'lays')} off instead of drawing"
+        if isinstance(e, Took):
+            return f"{self.who(e.seat, 'takes')} {card_str(e.card)}"
+        if isinstance(e, Bought):
+            pen = e.penalty
+            got = f": {cards_str(e.penalty_cards)}" if e.penalty_cards else ""
+            return (f"{self.who(e.seat, 'buys')} {cards_str(e.cards)} (+{pen} penalty "
+                    f"card{'s' if pen != 1 else ''}{got})")
+        if isinstance(e, Passed):
+            return f"{self.who(e.seat, 'passes')}" if passes else None
+        if isinstance(e, WentDown):
+            return f"{self.who(e.seat, 'goes')} down: " + " | ".join(
+                cards_str(m.cards) for m in e.melds)
+        if isinstance(e, LaidOff):
+            return f"{self.who(e.seat, 'lays')} {card_str(e.card)} on " \
+                   f"{self.whose(e.owner)} {_meld(e.result)}"
+        if isinstance(e, Swapped):
+            return f"{self.who(e.seat, 'swaps')} {card_str(e.card)} for the " \
+                   f"{card_str(e.wild)} in {self.whose(e.owner)} {_meld(e.result)}"
+        if isinstance(e, Borrowed):
+            return f"{self.who(e.seat, 'borrows')} {card_str(e.card)} to lay " \
+                   f"{cards_str(e.new_meld.cards)}"
+        if isinstance(e, Discarded):
+            out = " and go out" if e.seat == self.reader else " and goes out"
+            return f"{self.who(e.seat, 'discards')} {card_str(e.card)}" + (out if e.out else "")
+        if isinstance(e, Called):
+            words = {"bonus": "Liverpool", "take_back": "rummy: the card goes back",
+                     "give_cards": "rummy: everyone gives a card",
+                     "points": f"RUMMY (+{e.points} to {self.name(e.to)})"}
+            back = f" ({card_str(e.penalty_card)} penalty card)" if e.penalty_card else ""
+            return f"{self.who(e.seat, 'calls')} {words.get(e.mode, '')} on " \
+                   f"{card_str(e.card)}{back}"
+        if isinstance(e, Gave):
+            return f"{self.who(e.seat, 'gives')} {card_str(e.card)} to {self.name(e.to)}"
+        if isinstance(e, Cut):
+            count = f" at {e.count} cards" if e.count is not None else ""
+            bonus = f" exactly (-{e.bonus} points)" if e.bonus else ""
+            return f"{self.who(e.seat, 'cuts')} the deck{count}{bonus}"
+        if isinstance(e, Reshuffled):
+            return f"The discard pile is shuffled into a new stock of {e.stock} cards"
+        if isinstance(e, HandEnded):
+            return f"Hand {e.end.hand_number} over: " + ", ".join(
+                f"{self.players[s]} {e.points[s]}" for s in range(len(self.players)))
+        if isinstance(e, HandStarted):
+            contracts = {c.describe() for c in e.contract}
+            what = contracts.pop() if len(contracts) == 1 else "each player's own contract"
+            return f"Hand {e.hand_number} is dealt by {self.players[e.dealer]}: {what}"
+        if isinstance(e, GameEnded):
+            names = " and ".join(self.name(s) for s in e.winners)
+            one = len(e.winners) == 1 and e.winners[0] != self.reader
+            return f"Game over: {names[:1].upper()}{names[1:]}" + (" wins" if one else " win")
+        return None  # pragma: no cover - every kind is named above
+
+    def lines(self, events: Sequence[Event], passes: bool = False) -> list[str]:
+        """The lines of ``events`` (each shown as the reader may see it)."""
+        out = []
+        for e in events:
+            text = self.line(e.for_seat(self.reader), passes)
+            if text is not None:
+                out.append(text)
+        return out
+
+
+def _meld(m: Meld) -> str:
+    return f"{m.kind} {cards_str(m.cards)}"
+
+
+def narrate(events: Sequence[Event], players: Sequence[str], reader: int | None = None,
+            passes: bool = False) -> list[str]:
+    """The lines of ``events`` for ``reader`` (``Narrator.lines``)."""
+    return Narrator(players, reader).lines(events, passes)
 
 
 def phase_name(game: Game) -> str:
     return {Phase.BUY: "buy round", Phase.CALL: "call window"}.get(game.phase, game.phase.value)
+
+
+__all__ = ["Narrator", "narrate", "phase_name"]

@@ -1,18 +1,22 @@
 """Game records (docs/rules.md, Records): write a game as JSON, read it back, replay it.
 
-Domain words: *record* (rules + players + seed or deals + first dealer + actions), *replay*
-(applying a record's actions to a new game, stopping at the first illegal one), *summary* (the
-``liverpool replay --json`` object).
+Domain words: *record* (rules + players + seed or deals + first dealer + actions), *replayer*
+(``steps``: the one way a record is replayed, by ``liverpool replay``, the terminal's watch,
+the web's replay page and a web table rebuilt from its store: each *step* is one action of the
+record with the engine's events for it and the game after it), *replay* (applying a record's
+actions to a new game, stopping at the first illegal one), *summary* (the ``liverpool replay
+--json`` object).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .actions import Action, ActionFormatError
 from .cards import CardError, card_str, parse_card, sorted_cards
-from .engine import Game, IllegalActionError
+from .engine import Event, Game, IllegalActionError
 from .rules import PRESETS, RulesError, RuleSet
 
 
@@ -70,6 +74,50 @@ def new_game_from_record(rec: Any) -> Game:
         raise RecordError(str(e)) from None
 
 
+class ReplayError(ValueError):
+    """A record's action that does not replay: ``index`` in the record, and why."""
+
+    def __init__(self, index: int, reason: str) -> None:
+        super().__init__(f"action {index} of the record does not replay: {reason}")
+        self.index = index
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a replay: the record's action ``index`` (-1 and no action: the first deal),
+    the engine's events for it, and the game after it (the replayer's own, live object: it moves
+    on with the next step, so copy it, ``Game.clone``, to keep it)."""
+
+    index: int
+    action: Action | None
+    events: tuple[Event, ...]
+    game: Game
+
+
+def steps(rec: Any, game: Game | None = None, actions: Sequence[Any] | None = None
+          ) -> Iterator[Step]:
+    """Replay a record step by step: first the deal (index -1), then each action. ``game``: the
+    game to replay on (default: the record's, ``new_game_from_record``); ``actions``: the
+    actions (JSON) to apply (default: the record's). ``RecordError`` if the record cannot start
+    a game, ``ReplayError`` at the first action that is not one or is illegal (the steps before
+    it were given)."""
+    if game is None:
+        game = new_game_from_record(rec)
+    if actions is None:
+        actions = rec.get("actions", []) if isinstance(rec, dict) else []
+        if not isinstance(actions, list):
+            raise ReplayError(0, "\"actions\" must be a list")
+    yield Step(-1, None, (game.hand_started(),) if not game.over else (), game)
+    for i, obj in enumerate(actions):
+        try:
+            a = Action.from_json(obj)
+            events = game.apply(a)
+        except (ActionFormatError, IllegalActionError) as e:
+            raise ReplayError(i, str(e)) from None
+        yield Step(i, a, events, game)
+
+
 @dataclass
 class Replay:
     game: Game
@@ -77,15 +125,13 @@ class Replay:
 
 
 def replay(rec: dict[str, Any]) -> Replay:
+    """The whole record replayed (``steps``), or as far as it goes, with the first error."""
     game = new_game_from_record(rec)
-    actions = rec.get("actions", [])
-    if not isinstance(actions, list):
-        return Replay(game, {"index": 0, "reason": "\"actions\" must be a list"})
-    for i, obj in enumerate(actions):
-        try:
-            game.apply(Action.from_json(obj))
-        except (ActionFormatError, IllegalActionError) as e:
-            return Replay(game, {"index": i, "reason": str(e)})
+    try:
+        for _ in steps(rec, game):
+            pass
+    except ReplayError as e:
+        return Replay(game, {"index": e.index, "reason": e.reason})
     return Replay(game, None)
 
 

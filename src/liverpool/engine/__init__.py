@@ -17,4 +17,4 @@ from .state import HandEnd, IllegalActionError, Phase
 from .turns import stacked_deck
 from .view import SeatView
 
-__all__ = ["Event", "Game", "HandEnd", "HandEnded", "HandStarted", "events", "IllegalActionError", "Phase", "SeatView", "stacked_deck"]
+__all__ = ["Event", "Game", "HandEnd", "HandEnded", "HandStarted", "IllegalActionError", "Phase", "SeatView", "events", "stacked_deck"]
