@@ -27,15 +27,14 @@ from __future__ import annotations
 import contextlib
 import json
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from .actions import Action
 from .bots.base import Bot, bot_event
 from .bots.basic import BasicBot
-from .engine import Game, IllegalActionError, Phase, SeatView
-from .engine import Event
+from .engine import Event, Game, IllegalActionError, Phase, SeatView
 from .events import bot_rng, bot_seed, game_start_event, protocol_events
 from .outofturn import RequestKind, Requests, settling
 
@@ -111,7 +110,7 @@ class Match:
 
     def __init__(self, game: Game, bots: Sequence[Bot | None], *, index: int = 0,
                  ask_people: bool = False, listener: Listener | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, bots_hear: bool = True) -> None:
         if len(bots) != game.n:
             raise ValueError(f"{len(bots)} seats given for a table of {game.n}")
         self.game = game
@@ -119,8 +118,12 @@ class Match:
         self.seed = game.seed if seed is None else seed
         self.rngs = [bot_rng(self.seed, s) for s in range(game.n)]
         self.requests = Requests()
+        self.window_closed = False
         self.index = index
         self.ask_people = ask_people
+        # whether the match tells the bots the game's events itself; a host whose bots may be
+        # slow to listen (an external program) tells them off its loop, ``protocol_events``
+        self.bots_hear = bots_hear
         self.listener = listener
         self.incidents: list[dict[str, Any]] = []
         self.version = 0  # counts every change: actions, requests and answers
@@ -175,21 +178,45 @@ class Match:
         requests and answers settle it (``Requests.next_step``): each action that needs nobody's
         word (a request that wins, a pass) is applied here, events and all, so the decision
         returned is always a seat's."""
+        while True:
+            step = self.next_step()
+            if not isinstance(step, Action):
+                return step
+            self._apply(step)
+
+    def next_step(self, answers: Collection[int] | None = None) -> Action | Decision | None:
+        """What comes next, applying nothing: an action that needs nobody's word (a request
+        that wins, a pass: the host applies it with ``apply``, as a server that stores each
+        action first does), a seat's decision, or None once the game is over. ``answers``: the
+        seats asked for their answer in a buy round or call window (default ``answers()``; a
+        host whose people's silence is a pass gives the seats bots play now)."""
         self.start()
         game = self.game
-        while not game.over:
-            if settling(game):
-                step = self.requests.next_step(game, self.answers(), self.people())
-                if isinstance(step, Action):
-                    self._apply(step)
-                    continue
-                assert step is not None
-                seat = step
-                kind: DecisionKind = "buy" if game.phase is Phase.BUY else "call"
-            else:
-                seat, kind = game.to_act()[0], "move"
-            return Decision(seat, self.bots[seat] is not None, kind)
-        return None
+        if game.over:
+            return None
+        if settling(game):
+            asked = self.answers() if answers is None else answers
+            step = self.requests.next_step(game, asked, self.people())
+            if isinstance(step, Action):
+                return step
+            assert step is not None
+            kind: DecisionKind = "buy" if game.phase is Phase.BUY else "call"
+            return Decision(step, self.bots[step] is not None, kind)
+        seat = game.to_act()[0]
+        return Decision(seat, self.bots[seat] is not None, "move")
+
+    def answer(self, action: Action) -> None:
+        """Record a seat's answer (buy, call or pass) in the open buy round or call window;
+        ``IllegalActionError`` when it may not answer so."""
+        self._answer(action)
+
+    def apply(self, action: Action, prepared: Callable[[], tuple[Event, ...]] | None = None
+              ) -> tuple[Event, ...]:
+        """Apply ``action`` now, whatever the window (a step ``next_step`` gave, or a move);
+        ``prepared``: what ``Game.prepare`` returned for it, when it was checked before (a
+        server stores the action in between). Returns the engine's events."""
+        self.start()
+        return self._apply(action, prepared)
 
     # ---- bots ------------------------------------------------------------------------------
     def prepare(self, seat: int, bot: Bot | None = None) -> BotMove:
@@ -299,7 +326,8 @@ class Match:
         # IllegalActionError, the state unchanged; ``prepared``: checked already (Game.prepare)
         events = prepared() if prepared is not None else game.apply(action)
         self.version += 1
-        self.requests.sync(game)
+        # whether the action closed the window the requests were for (they are gone now)
+        self.window_closed = self.requests.sync(game)
         told = protocol_events(events)
         for event in told:
             for s, bot in enumerate(self.bots):
@@ -314,6 +342,8 @@ class Match:
                 self.listener(event)
 
     def _tell_bot(self, seat: int, event: dict[str, Any]) -> None:
+        if not self.bots_hear:
+            return
         _tell(self.bots[seat], event)
         self._collect(seat)
 

@@ -34,6 +34,16 @@ RELAXED = Limits(create_rate="10000/minute", join_rate="10000/minute",
                  sockets_per_network=10000)
 
 
+def hand_end_of(m: dict[str, Any]) -> dict[str, Any] | None:
+    """The ``hand_ended`` event an update carries, if any."""
+    return next((e for e in m.get("events") or () if e["type"] == "hand_ended"), None)
+
+
+def text_of(m: dict[str, Any]) -> str:
+    """The narrated lines of an update's events, as one text."""
+    return ". ".join(e["text"] for e in m.get("events") or () if e.get("text"))
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -264,8 +274,8 @@ async def play_turns(c: Client, stop: Callable[[dict[str, Any]], bool],
         kind = msg["type"]
         if kind in ("update", "sync", "lobby"):
             latest = max(latest, msg["version"])
-        if (kind == "update" and msg["event"] is not None and asked
-                and asked[0][0] == "action" and msg["event"]["action"] == asked[0][2]):
+        if (kind == "update" and msg["action"] is not None and asked
+                and asked[0][0] == "action" and msg["action"] == asked[0][2]):
             asked.popleft()  # our action went through
         if kind in ("update", "sync") and msg.get("view"):
             cur = msg

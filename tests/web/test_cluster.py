@@ -325,7 +325,7 @@ async def test_redis_stopped_and_started_loses_nothing(pg_url: str,
         async with httpx.AsyncClient(base_url=b.base, timeout=20) as http:
             rec = (await http.get(f"/api/tables/{tid}/record")).json()
         for m in seen:  # every action a client was told of is in the record
-            assert rec["actions"][m["version"] - 2] == m["event"]["action"]
+            assert rec["actions"][m["version"] - 2] == m["action"]
 
 
 def test_the_bench_of_several_servers_kills_one_and_counts_what_was_lost(

@@ -27,7 +27,7 @@ from liverpool.engine import stacked_deck
 from liverpool.rules import RuleSet
 from liverpool.web.botpool import MIN_CAP_MS, BotPools, Lane
 from liverpool.web.limits import Limits
-from liverpool.web.table import MAX_INTENT_CHANGES
+from liverpool.web.tableconn import MAX_INTENT_CHANGES
 
 from .conftest import serve
 from .test_security import relaxed, until
@@ -74,7 +74,7 @@ async def test_flipping_a_request_never_holds_the_bots_past_the_window(sqlite_ur
         flipping = asyncio.create_task(flip())
         drew_at = None
         try:
-            await ann.until(lambda m: m["type"] == "update" and m["event"]["action"] == {
+            await ann.until(lambda m: m["type"] == "update" and m["action"] == {
                 "player": 1, "type": "draw"}, timeout=8)
             drew_at = loop.time()
         except TimeoutError:

@@ -363,7 +363,7 @@ class Table:
 
     async def state(self) -> Any:
         o = self.owner
-        announced = (o.requests.seats("buy"), o.requests.seats("call"))
+        announced = o.play.announced() if o.play is not None else ([], [])
         return (await table_state(self.srv, self.tid), announced, [c.seat for c in self.conns])
 
     async def answers(self, who: int, text: str, is_ping: bool) -> list[dict[str, Any]]:
@@ -400,7 +400,7 @@ class Table:
 
     async def play(self, seat: int, pick: int) -> None:
         """The seat plays one of its legal moves."""
-        legal = self.owner._legal_for(seat)[0]
+        legal = self.owner.legal_for(seat)[0]
         move = legal[pick % len(legal)].to_json()
         got = await self.answers(seat, json.dumps({"type": "action", "version":
                                                    self.owner.version, "action": move}), False)
@@ -435,7 +435,7 @@ async def _read_all(c: Client) -> None:
 def valid_messages(table: Table, who: int) -> list[Any]:
     o = table.owner
     seat = who if who < 3 else None
-    legal = [a.to_json() for a in o._legal_for(seat)[0]] if seat is not None else []
+    legal = [a.to_json() for a in o.legal_for(seat)[0]] if seat is not None else []
     token = table.tokens[who] if who < 3 else None
     out: list[Any] = [{"type": "hello", "token": token, "version": o.version},
                       {"type": "hint"}, {"type": "ping"},

@@ -136,8 +136,8 @@ async def test_metrics_count_a_played_action(sqlite_url: str) -> None:
         r = await srv.http.post(f"/api/tables/{tid}/start", json={"token": t["token"]})
         assert r.status_code == 200
         c = await srv.client(tid, t["token"])
-        await play_turns(c, lambda m: m["type"] == "update" and m.get("event") is not None
-                         and m["event"]["seat"] == 0)
+        await play_turns(c, lambda m: m["type"] == "update" and m.get("action") is not None
+                         and m["action"]["player"] == 0)
         r = await srv.http.get("/metrics")
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
         text = r.text

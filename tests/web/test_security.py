@@ -51,6 +51,7 @@ from .conftest import (
     RELAXED,
     Served,
     free_port,
+    hand_end_of,
     human_seats,
     lobby_state,
     post_json,
@@ -1154,7 +1155,7 @@ async def test_a_second_hello_lets_the_old_seat_go_as_a_closed_socket_does(
                         and m["table"]["seats"][0] == {**m["table"]["seats"][0],
                                                        "connected": False, "covered": True},
                         timeout=30)
-        await ann.until(lambda m: m["type"] == "update" and m["event"]["seat"] == 0, timeout=30)
+        await ann.until(lambda m: m["type"] == "update" and m["action"]["player"] == 0, timeout=30)
         await ann.close()
 
 
@@ -1223,7 +1224,7 @@ async def test_a_call_window_that_ends_the_hand_shows_nothing_of_the_next_deal(
         await dis.send({"type": "action", "version": sync["version"],
                         "action": discard.to_json()})
         up = await nx.until(lambda m: m["type"] == "update")
-        assert up["event"]["action"] == discard.to_json() and up["view"]["phase"] == "call"
+        assert up["action"] == discard.to_json() and up["view"]["phase"] == "call"
         # the window is open (the next player may call) and nobody in this hand decides after
         # it: nothing of the next deal (its hand, its upcard) is sent as a move or a hint
         assert up["legal"] == [] and up["intents"] == ["call"], up
@@ -1233,7 +1234,7 @@ async def test_a_call_window_that_ends_the_hand_shows_nothing_of_the_next_deal(
         # "no thanks" from the only person who may call: the window closes, the hand ends, and
         # the next deal's moves come with it
         await nx.send({"type": "intent", "kind": "call", "on": False})
-        end = await nx.until(lambda m: m["type"] == "update" and "hand_end" in m["event"])
+        end = await nx.until(lambda m: m["type"] == "update" and hand_end_of(m) is not None)
         dealt = end if end["legal"] else await nx.until(
             lambda m: m["type"] == "update" and m["legal"])
         assert dealt["view"]["phase"] != "call" and dealt["legal"]
@@ -1308,12 +1309,12 @@ async def test_a_seats_legal_moves_are_listed_once_a_version(sqlite_url: str) ->
         await ann.until(lambda m: m["type"] == "sync" and m["view"])
         owner = srv.app.state.registry.owners[tid]
         # no await in between: the owner cannot move on
-        first = owner._legal_for(0)
-        assert owner._legal_for(0)[0] is first[0]  # the same list, not listed again
+        first = owner.legal_for(0)
+        assert owner.legal_for(0)[0] is first[0]  # the same list, not listed again
         version = owner.version
-        owner.version += 1  # what every applied event does
-        assert owner._legal_for(0)[0] is not first[0]
-        owner.version = version
+        owner.log.advance(version + 1)  # what every applied event does
+        assert owner.legal_for(0)[0] is not first[0]
+        owner.log.advance(version)
         await ann.close()
 
 
@@ -1322,7 +1323,7 @@ async def test_a_hint_is_worked_out_once_a_version(sqlite_url: str,
     """A hint runs a bot in the bots' pool: a client repeating the request (20 a second on
     each of its sockets) queued that much work. At one version the seat gets the same hint
     from one piece of work; the table's next version works it out again."""
-    from liverpool.web import table as table_module
+    from liverpool.web import tableconn as table_module
     worked: list[int] = []
     real = table_module.hint
 

@@ -68,7 +68,7 @@ async def test_a_stored_command_level_is_never_run(sqlite_url: str, tmp_path: Pa
         owner = srv.app.state.registry.owners["oldcmd1"]
         assert [type(b).__name__ for b in owner.bots.values()] == ["BasicBot"] * 3
         spec = await srv.client("oldcmd1", None)
-        await spec.until(lambda m: m["type"] == "update" and m["event"]["seat"] != 0,
+        await spec.until(lambda m: m["type"] == "update" and m["action"]["player"] != 0,
                          timeout=30)
         await spec.close()
     assert not mark.exists()

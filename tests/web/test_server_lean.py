@@ -15,7 +15,7 @@ from limits import parse
 
 from liverpool.web.limits import Limits, MovingWindows, RateLimiter
 from liverpool.web.seats import Conn, dumps, dumps_plain
-from liverpool.web.tablestate import TableState
+from liverpool.web.tablemsg import Messages
 
 from .conftest import serve
 
@@ -41,19 +41,18 @@ async def test_an_update_is_built_once_per_seat_and_shared_by_its_connections(
         sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     sent: list[tuple[int, int | None, str]] = []  # (connection, its seat, text)
     built: Counter[tuple[int, int | None]] = Counter()  # (version, seat) -> updates built
-    send_text, update_text = Conn.send_text, TableState._update_text
+    send_text, update_text = Conn.send_text, Messages.update_text
 
     def spy_send(self: Conn, text: str) -> None:
         sent.append((id(self), self.seat, text))
         send_text(self, text)
 
-    def spy_update(self: TableState, seat: int | None, event: dict[str, Any],
-                   *rest: Any) -> str:
-        built[self.version, seat] += 1
-        return update_text(self, seat, event, *rest)
+    def spy_update(self: Messages, seat: int | None, events: Any, *rest: Any) -> str:
+        built[self.t.version, seat] += 1
+        return update_text(self, seat, events, *rest)
 
     monkeypatch.setattr(Conn, "send_text", spy_send)
-    monkeypatch.setattr(TableState, "_update_text", spy_update)
+    monkeypatch.setattr(Messages, "update_text", spy_update)
     async with serve(sqlite_url) as srv:
         # the host's seat is played by its turn timer; the bots play the others
         seats = [{"kind": "human"}] + [{"kind": "bot", "level": "basic"}] * 2

@@ -104,7 +104,7 @@ async def test_a_refused_write_is_an_error_and_changes_nothing(sqlite_url: str) 
         _refuse(sqlite_url, False)
         await b.send({"type": "action", "version": v, "action": {"type": "draw"}})
         up = await a.until(lambda m: m["type"] == "update")
-        assert up["version"] == v + 1 and up["event"]["action"] == {"player": 1,
+        assert up["version"] == v + 1 and up["action"] == {"player": 1,
                                                                     "type": "draw"}
         await a.close()
         await b.close()
@@ -112,7 +112,7 @@ async def test_a_refused_write_is_an_error_and_changes_nothing(sqlite_url: str) 
 
 async def test_bots_go_on_once_the_database_takes_writes_again(
         sqlite_url: str, monkeypatch: Any) -> None:
-    monkeypatch.setattr("liverpool.web.tableplay.STORE_RETRY", 0.1)
+    monkeypatch.setattr("liverpool.web.table.STORE_RETRY", 0.1)
     async with serve(sqlite_url) as srv:
         t = await srv.create(human_seats(1, 2), rules="standard", overrides={"hands": [1]},
                              seed=4, turn_timer=0.01)
@@ -146,7 +146,7 @@ async def test_the_end_of_a_game_is_stored_before_anyone_is_told(sqlite_url: str
         store = srv.app.state.store
         owner = srv.app.state.registry.owners[tid]
         order: list[str] = []
-        real_status, real_update = store.set_status, owner._broadcast_update
+        real_status, real_update = store.set_status, owner.msg.broadcast_update
 
         async def set_status(table_id: str, status: str) -> None:
             order.append(f"stored {status}")
@@ -158,7 +158,7 @@ async def test_the_end_of_a_game_is_stored_before_anyone_is_told(sqlite_url: str
             real_update(event)
 
         store.set_status = set_status
-        owner._broadcast_update = broadcast_update
+        owner.msg.broadcast_update = broadcast_update
         assert (await srv.http.post(f"/api/tables/{tid}/start",
                                     json={"token": t["token"]})).status_code == 200
         loop = asyncio.get_running_loop()

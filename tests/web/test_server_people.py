@@ -12,7 +12,7 @@ from liverpool.cards import card_str, parse_cards
 from liverpool.engine import stacked_deck
 from liverpool.rules import RuleSet
 
-from .conftest import serve
+from .conftest import hand_end_of, serve
 
 # arena, 2 players, dealer seat 0: the bot (seat 1) plays first on the upcard KS, which it has no
 # use for (nothing near a king, no spade), so it draws; the person (seat 0) may buy the KS
@@ -47,12 +47,12 @@ async def test_the_bot_waits_for_the_person_who_may_buy_until_they_say_no(
         assert sync["deadline"]["kind"] == "buy" and sync["deadline"]["seat"] == 1
         assert 0 < sync["deadline"]["ms_left"] <= 60_000
         owner = srv.app.state.registry.owners[tid]
-        assert owner.people_waiting() == [0] and owner._bot_timer is None
+        assert owner.people_waiting() == [0] and not owner.clocks.running("bot")
         # "no thanks": the bot goes on at once (the 60 s window would outlast the wait below)
         await ann.send({"type": "intent", "kind": "buy", "on": False})
         ups = [await ann.until(lambda m: m["type"] == "update", timeout=30) for _ in range(2)]
         # the bot drew; the person's "no thanks" is their pass in the buy round
-        assert [u["event"]["action"] for u in ups] == [
+        assert [u["action"] for u in ups] == [
             {"player": 1, "type": "draw"}, {"player": 0, "type": "pass"}]
         await ann.close()
 
@@ -64,7 +64,7 @@ async def test_a_person_who_says_may_i_gets_the_card_before_the_bot_draws(
         await ann.until(lambda m: m["type"] == "sync" and m["view"])
         await ann.send({"type": "intent", "kind": "buy", "on": True})
         ups = [await ann.until(lambda m: m["type"] == "update", timeout=30) for _ in range(2)]
-        assert [u["event"]["action"] for u in ups] == [
+        assert [u["action"] for u in ups] == [
             {"player": 1, "type": "draw"}, {"player": 0, "type": "buy"}]
         # the bot drew the QC; the person has the KS and the JD as the penalty card
         assert ups[1]["view"]["hand_sizes"] == [12, 11]
@@ -78,14 +78,14 @@ async def test_the_next_hand_waits_until_the_person_is_ready(sqlite_url: str) ->
         tid, _, ann = await _table(srv, hand_pause=120, turn_timer=0.05,
                                    overrides={"hands": [1, 2], "turn_limit": 2})
         end = await ann.until(lambda m: m["type"] == "update"
-                              and "hand_end" in m["event"], timeout=60)
-        he = end["event"]["hand_end"]
+                              and hand_end_of(m) is not None, timeout=60)
+        he = hand_end_of(end)
         assert he["hand_number"] == 1 and len(he["hands"]) == 2 and he["went_out"] == []
         assert he["points"] == end["view"]["scores"][0] and he["totals"] == end["view"]["totals"]
         assert all(he["hands"][s] for s in range(2))  # everyone's cards are shown
         assert end["pause"]["kind"] == "hand_end" and end["pause"]["waiting"] == [0]
         owner = srv.app.state.registry.owners[tid]
-        assert owner.paused and owner._bot_timer is None and owner._turn_timer is None
+        assert owner.paused and not owner.clocks.running("bot") and not owner.clocks.running("turn")
         version = end["version"]
         await ann.send({"type": "ready"})
         resumed = await ann.until(lambda m: m["type"] in ("pause", "update"), timeout=30)
@@ -112,7 +112,7 @@ async def test_a_reload_during_the_pause_comes_back_to_it(sqlite_url: str) -> No
     async with serve(sqlite_url) as srv:
         tid, token, ann = await _table(srv, hand_pause=120, turn_timer=0.05,
                                        overrides={"hands": [1, 2], "turn_limit": 2})
-        await ann.until(lambda m: m["type"] == "update" and "hand_end" in m["event"],
+        await ann.until(lambda m: m["type"] == "update" and hand_end_of(m) is not None,
                         timeout=60)
         await ann.close()  # the page reloads: its only person is gone for a moment
         owner = srv.app.state.registry.owners[tid]

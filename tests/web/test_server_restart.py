@@ -63,7 +63,7 @@ async def test_killed_server_resumes_every_table(db_url: str) -> None:
                                     json={"token": token})).status_code == 200
         ann = await _client(base, tid, token, -1)
         await play_turns(ann, lambda m: m["type"] == "update" and m["version"] >= 60)
-        seen = {m["version"]: m["event"]["action"] for m in ann.messages
+        seen = {m["version"]: m["action"] for m in ann.messages
                 if m["type"] == "update"}
         last = max(seen)
         proc.send_signal(signal.SIGKILL)

@@ -278,7 +278,7 @@ class Reshuffled(Event):
     stock: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "stock": self.stock}
+        return {"type": self.kind, "stock_size": self.stock}
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,7 +299,7 @@ class HandEnded(Event):
                 "hands": [[card_str(c) for c in sorted_cards(h, self.deuces_wild)]
                           for h in e.hands],
                 "melds": [m.to_json() for m in e.melds], "down": list(e.down),
-                "buys": list(e.buys), "discard": _cards(e.discard), "stock": e.stock_size,
+                "buys": list(e.buys), "discard": _cards(e.discard), "stock_size": e.stock_size,
                 "points": list(self.points), "totals": list(self.totals)}
 
 
@@ -317,7 +317,7 @@ class HandStarted(Event):
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "hand_number": self.hand_number, "dealer": self.dealer,
                 "contract": [c.to_json() for c in self.contract], "upcard": _card(self.upcard),
-                "stock": self.stock}
+                "stock_size": self.stock}
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,7 +331,7 @@ class GameEnded(Event):
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "totals": list(self.totals), "winners": list(self.winners),
-                "hands": self.hands}
+                "hands_played": self.hands}
 
 
 EVENT_KINDS: dict[str, type[Event]] = {

@@ -234,8 +234,8 @@ class SeatClient:
                 self.on_message(m)
             kind = m["type"]
             if kind in ("update", "sync"):
-                ev = m.get("event")
-                if ev is not None and ev["seat"] == self.seat and self.sent_at is not None:
+                ev = m.get("action")
+                if ev is not None and ev["player"] == self.seat and self.sent_at is not None:
                     # (an action sent before the measurement began is not counted: the
                     # clients' own collection just before it would be counted as its latency)
                     if self.stats.measuring and self.sent_at >= self.stats.since:

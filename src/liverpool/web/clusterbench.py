@@ -141,10 +141,10 @@ class Progress:
         self.closes[code] = self.closes.get(code, 0) + 1
 
     def seen(self, tid: str, m: dict[str, Any]) -> None:
-        if m.get("type") == "update" and m.get("event") is not None:
+        if m.get("type") == "update" and m.get("action") is not None:
             versions = self.acked.setdefault(tid, {})
             if m["version"] not in versions:
-                versions[m["version"]] = m["event"]["action"]
+                versions[m["version"]] = m["action"]
                 self.moves.setdefault(tid, []).append(time.perf_counter())
 
 

@@ -1,76 +1,60 @@
-"""Replays of finished games for the web page: the record replayed by the engine, step by step.
+"""Replays of finished games for the web page: the record through the core's one replayer
+(``record.steps``), each step as the replay page shows it.
 
-Domain words: *step* (the table as a spectator saw it after one event, plus every hand face up,
-since the game is over), *event* (the deal of a hand, or one action with its log line), *hand
-end* (the step of the action that ended a hand shows the board that was scored, before the next
-deal), *points* (the hand's score row, on a hand end step).
+Domain words: *step* (the table as a spectator saw it after one change, plus every hand face up,
+since the game is over), *change* (the deal of a hand, or one action with its events and their
+lines), *hand end* (the step of the action that ended a hand shows the board that was scored,
+before the next deal), *points* (the hand's score row, on a hand end step).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 from typing import Any
 
-from ..actions import Action
-from ..cards import card_str, sorted_cards
-from ..engine import Game
-from ..narrate import describe
-from ..record import new_game_from_record
+from ..cards import card_str
+from ..engine import Event, Game, HandEnded, HandStarted
+from ..narrate import Narrator
+from ..record import RecordError, ReplayError, new_game_from_record, steps
 
 
-def apply_narrated(game: Game, a: Action, prepared: Callable[[], None] | None = None
-                   ) -> tuple[str, bool]:
-    """Apply a legal action (``prepared``: what ``Game.prepare`` returned for it, when it is
-    checked already); return its log line (a pass is named, a hand's end adds the hand's points,
-    the game's end its winners) and whether it ended a hand."""
-    text = describe(game, a) or f"{game.players[a.player]} passes"
-    hands_before = len(game.scores)
-    (prepared or game.prepare(a))()
-    ended = len(game.scores) > hands_before
-    if ended:
-        row = game.scores[-1]
-        text += f". Hand {hands_before + 1} over: " + ", ".join(
-            f"{game.players[s]} {row[s]}" for s in range(game.n))
-        if game.over:
-            text += ". Game over: " + " and ".join(game.players[s] for s in game.winners) + \
-                (" win" if len(game.winners) > 1 else " wins")
-    return text, ended
+def _events(narrator: Narrator, events: Sequence[Event]) -> list[dict[str, Any]]:
+    """The events with their lines: the game is over, so every card is shown."""
+    out = []
+    for e in events:
+        obj = e.to_json()
+        obj["text"] = narrator.line(e, passes=True)
+        out.append(obj)
+    return out
 
 
-def _step(game: Game, hand: int, event: str, seat: int | None, kind: str) -> dict[str, Any]:
-    views = [game.view_for(s) for s in range(game.n)]
-    v = views[0]
+def _step(game: Game, kind: str, seat: int | None, events: list[dict[str, Any]]
+          ) -> dict[str, Any]:
+    v = game.view_for(None)
     return {
-        "kind": kind, "hand": hand, "event": event, "seat": seat, "phase": v.phase,
+        "kind": kind, "hand": v.hand_number, "seat": seat, "phase": v.phase,
+        "event": ". ".join(e["text"] for e in events if e["text"]), "events": events,
         "dealer": v.dealer, "turn": v.turn,
         "melds": [m.to_json() for m in v.melds],
         "discard": card_str(v.discard[-1]) if v.discard else None, "pile": len(v.discard),
         "stock": v.stock_size, "sizes": list(v.hand_sizes),
-        "hands": [[card_str(c) for c in w.hand] for w in views],
+        "hands": [[card_str(c) for c in game.view_for(s).hand] for s in range(game.n)],
         "down": list(v.down), "buys": list(v.buys), "totals": list(v.totals),
     }
 
 
-def _deal_text(game: Game) -> str:
-    v = game.view_for(0)
-    contracts = {c.describe() for c in v.contract}
-    what = contracts.pop() if len(contracts) == 1 else "each player's own contract"
-    return f"Hand {v.hand_number} is dealt by {game.players[v.dealer]}: {what}"
-
-
-def _hand_end_step(game: Game, event: str, seat: int) -> dict[str, Any]:
-    """The board the hand was scored on (the engine keeps it: the next hand is already dealt)."""
-    end = game.last_hand_end
-    assert end is not None
+def _hand_end_step(e: HandEnded, seat: int | None, events: list[dict[str, Any]]
+                   ) -> dict[str, Any]:
+    """The board the hand was scored on (its ``hand_ended`` event: the next hand is dealt)."""
+    end = e.to_json()
     return {
-        "kind": "hand_end", "hand": end.hand_number, "event": event, "seat": seat,
-        "phase": "hand_end", "dealer": end.dealer, "turn": seat,
-        "melds": [m.to_json() for m in end.melds],
-        "discard": card_str(end.discard[-1]) if end.discard else None, "pile": len(end.discard),
-        "stock": end.stock_size, "sizes": [len(h) for h in end.hands],
-        "hands": [[card_str(c) for c in sorted_cards(h, game.rules.deuces_wild)]
-                  for h in end.hands],
-        "down": list(end.down), "buys": list(end.buys), "totals": list(game.totals),
+        "kind": "hand_end", "hand": end["hand_number"], "seat": seat, "phase": "hand_end",
+        "event": ". ".join(x["text"] for x in events if x["text"]), "events": events,
+        "dealer": end["dealer"], "turn": seat, "melds": end["melds"],
+        "discard": end["discard"][-1] if end["discard"] else None, "pile": len(end["discard"]),
+        "stock": end["stock_size"], "sizes": [len(h) for h in end["hands"]], "hands": end["hands"],
+        "down": end["down"], "buys": end["buys"], "totals": end["totals"],
+        "points": end["points"],
     }
 
 
@@ -78,28 +62,34 @@ def replay_steps(record: dict[str, Any], search_budget: int | None = None) -> di
     """Every step of a finished game's record: the deal of each hand, then each action.
     ``ValueError`` if the record does not replay (it was written by the same engine, so it
     should). ``search_budget``: the one the table played with (engine.state)."""
-    game = new_game_from_record(record)
+    try:
+        game = new_game_from_record(record)
+    except RecordError as e:
+        raise ValueError(str(e)) from None
     game.search_budget = search_budget
-    steps = [_step(game, game.hand_number(), _deal_text(game), None, "deal")]
-    for i, obj in enumerate(record.get("actions", [])):
-        a = Action.from_json(obj)
-        reason = game.why_illegal(a)
-        if reason is not None:
-            raise ValueError(f"action {i} of the record does not replay: {reason}")
-        hand = game.hand_number()
-        text, ended = apply_narrated(game, a)
-        if not ended:
-            steps.append(_step(game, hand, text, a.player, "action"))
-            continue
-        end = _hand_end_step(game, text, a.player)
-        end["points"] = list(game.scores[-1])
-        steps.append(end)
-        if not game.over:
-            steps.append(_step(game, game.hand_number(), _deal_text(game), None, "deal"))
+    narrator = Narrator(game.players)
+    out: list[dict[str, Any]] = []
+    try:
+        for step in steps(record, game):
+            if step.action is None:
+                out.append(_step(game, "deal", None, _events(narrator, step.events)))
+                continue
+            seat = step.action.player
+            ended = [e for e in step.events if isinstance(e, HandEnded)]
+            if not ended:
+                out.append(_step(game, "action", seat, _events(narrator, step.events)))
+                continue
+            dealt = [e for e in step.events if isinstance(e, HandStarted)]
+            scored = [e for e in step.events if not isinstance(e, HandStarted)]
+            out.append(_hand_end_step(ended[0], seat, _events(narrator, scored)))
+            if dealt:
+                out.append(_step(game, "deal", None, _events(narrator, dealt)))
+    except ReplayError as e:
+        raise ValueError(str(e)) from None
     return {
         "players": list(game.players), "rules": record.get("rules"),
         "deuces_wild": game.rules.deuces_wild,
         "scores": [list(r) for r in game.scores], "totals": list(game.totals),
         "winners": list(game.winners), "actions": len(record.get("actions", [])),
-        "steps": steps,
+        "steps": out,
     }

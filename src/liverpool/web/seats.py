@@ -3,7 +3,8 @@
 Domain words: *seat* (human or bot; a human seat has a secret *token*, stored hashed:
 ``new_token``, ``hash_token``), *connection* (``Conn``: one websocket client, at a seat or
 spectating, with a bounded queue of text to send), *held event* (``Held``: one of the last
-events a table keeps, to replay to a client that reconnects), *settings* (the server's grace and
+changes a table keeps, with the engine's events of an action, to replay to a client that
+reconnects), *settings* (the server's grace and
 think times, the host's bot commands, its limits and its bots' thread pool).
 """
 
@@ -25,6 +26,7 @@ from .guard import Origins
 from .limits import Limits
 
 if TYPE_CHECKING:
+    from ..engine import Event
     from .ops import Metrics
 
 # one encoder for every message: ``json.dumps`` with arguments builds a new one per call
@@ -180,13 +182,13 @@ class SeatState:
     client: str | None = None  # the mark of the address the seat was joined from
     conns: set[Conn] = field(default_factory=set)
     covered: bool = False
-    grace: asyncio.TimerHandle | None = None
 
 
 @dataclass
 class Held:
     version: int
     kind: str  # action | lobby | start
-    event: dict[str, Any] | None = None  # action: {"seat", "action", "text"}
+    events: tuple[Event, ...] = ()  # action: the engine's events
+    action: dict[str, Any] | None = None  # action: the action applied (JSON)
     table: dict[str, Any] | None = None  # lobby: the summary after it
 

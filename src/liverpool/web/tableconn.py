@@ -1,0 +1,290 @@
+"""A web table's websocket messages: checked for form here, then answered on the owner's queue.
+
+Domain words: *hello* (a client takes its seat, or watches, and says the version it has),
+*action* (a move at the table's version), *intent* (asking, or no longer asking, for the discard:
+"May I?" or a call; a request of the core), *ready* (done looking at the end of a hand), *hint*
+(the basic bot's advice, worked out once a version and seat), *changes* (a seat may change its
+request for one discard at most ``MAX_INTENT_CHANGES`` times: each is told to everyone).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..actions import Action, ActionFormatError
+from ..bots import hint
+from ..engine import IllegalActionError, Phase
+from ..outofturn import kind_now
+from .limits import secret_text
+from .seats import Conn, dumps
+from .store import StoreError
+from .tablematch import SeatMemo
+
+if TYPE_CHECKING:
+    from .table import TableOwner
+
+log = logging.getLogger("liverpool.web")
+
+MAX_INTENT_CHANGES = 4
+
+
+class Handlers:
+    """The websocket messages of one table (``t``: its owner)."""
+
+    def __init__(self, t: TableOwner) -> None:
+        self.t = t
+        self._intent_changes: SeatMemo[int] = SeatMemo()
+        self._hints: SeatMemo[tuple[Action, str]] = SeatMemo()
+
+    async def on_hello(self, conn: Conn, token: str | None, version: int) -> None:
+        t, seating = self.t, self.t.seating
+        seat: int | None = None
+        if token is not None:
+            seat = seating.seat_of(token)
+            if seat is None:
+                conn.error("bad_token", "this token holds no seat at this table")
+                return
+        if conn.hello and conn.seat == seat:
+            # the same socket, the same seat: it was sent every change since its first hello,
+            # so it gets no second welcome, and a sync at most once a version
+            t.msg.catch_up(conn, version, again=True)
+            return
+        left = None
+        if conn.hello and seating.detach(conn, t.status == "playing"):
+            left = conn.seat  # the socket sat elsewhere: that seat may have nobody now
+        woke = t.asleep
+        t.asleep = False
+        changed = seating.attach(conn, seat)
+        if seat is not None:
+            t.driver.end_grace(seat)
+        conn.send({"type": "welcome", "seat": seat, "table": t.summary(),
+                   "join_secret": None if seat is None else seating.join_secret,
+                   "share_url": None if seat is None else t.share_url(conn.link_base)})
+        conn.synced = None
+        t.msg.catch_up(conn, version)
+        if t.play is not None and any(t.play.announced()):
+            conn.send(t.msg.requests(conn.seat))
+        if left is not None:
+            await self._let_go(left)  # as a closed socket: its grace runs, everyone is told
+        elif changed:
+            seating.broadcast(t.msg.lobby_text(), skip=conn)
+        if changed or left is not None or woke:
+            await t.driver.drive()
+
+    async def on_close(self, conn: Conn) -> None:
+        if not conn.hello:
+            return
+        conn.hello = False
+        if self.t.seating.detach(conn, self.t.status == "playing") and conn.seat is not None:
+            await self._let_go(conn.seat)
+
+    async def _let_go(self, seat: int) -> None:
+        """The last connection of ``seat`` has gone: its grace time runs (then the basic bot
+        covers it), and everyone is told."""
+        t = self.t
+        s = t.seating.seats[seat]
+        if t.status == "playing" and s.kind == "human":
+            t.driver.start_grace(seat)
+        t.seating.broadcast(t.msg.lobby_text())
+        # a pause ends when the people still here are all ready; one whose last person has
+        # gone runs out on its own clock (a reload comes back to the end-of-hand screen)
+        if t.paused and t.seating.awaited_people() and not t.seating.awaited():
+            await t.driver.end_pause()
+
+    def _player(self, conn: Conn) -> int | None:
+        """The seat a connection may act for, or None after sending the reason."""
+        t = self.t
+        if not conn.hello:
+            conn.error("no_hello", "send hello first")
+        elif conn.seat is None:
+            conn.error("spectator", "spectators cannot act; join the table to play")
+        elif t.play is None:
+            conn.error("not_started", "the game has not started yet")
+        elif t.play.game.over:
+            conn.error("game_over", "the game is over")
+        else:
+            return conn.seat
+        return None
+
+    async def on_action(self, conn: Conn, version: int, obj: dict[str, Any],
+                        received: float | None = None) -> None:
+        """A player's move (``received``: when it arrived, for the latency metric)."""
+        t = self.t
+        seat = self._player(conn)
+        if seat is None or t.play is None:
+            return
+        g = t.play.game
+        try:
+            a = Action.from_json({**obj, "player": obj.get("player", seat)})
+        except ActionFormatError as e:
+            conn.error("bad_message", f"not an action: {str(e)[:200]}")
+            return
+        if a.player != seat:
+            conn.error("bad_token", f"your token is for seat {seat}, not seat {a.player}")
+            return
+        if version != t.version:
+            conn.error("stale_version", f"the table is at version {t.version}, not "
+                                        f"{version}: update first")
+            return
+        who = t.decision_seat()
+        if seat != who:
+            waiting = g.players[who] if who is not None else "the table"
+            conn.error("not_your_turn", f"it is not your move: waiting for {waiting}")
+            return
+        if t.paused:  # a person who plays on is done looking at the last hand
+            await t.driver.ready(seat)
+            if t.paused:
+                conn.error("paused", "the table waits for everyone to be ready for the next "
+                                     "hand")
+                return
+        _, board = t.legal_for(seat)
+        if a.type in ("go_down", "borrow") and board is not None:
+            a = board.arranged(a)  # people pick cards, the core puts them in order
+        try:
+            if g.phase is Phase.CALL:
+                # checked on the table as it will be once the window closes, so that an illegal
+                # move leaves the window open; then the window is settled first
+                assert board is not None
+                reason = board.why_illegal(a)
+                if reason is not None:
+                    conn.error("illegal", reason)
+                    return
+                await t.driver.close_window()
+                called = t.decision_seat() != seat
+                if not called:
+                    try:
+                        await t.driver.commit(a)
+                        self._played(received)
+                    except IllegalActionError:  # a call changed the table under the move
+                        called = True
+                if called:
+                    conn.error("not_your_turn", "a call was made first; nothing was played "
+                                                "for you")
+            else:
+                await t.driver.commit(a)
+                self._played(received)
+        except IllegalActionError as e:
+            conn.error("illegal", str(e))
+            return
+        except StoreError as e:
+            # the database's own words stay in the log: they may quote other tables' rows
+            log.warning("table %s: %s", t.id, e)
+            conn.error("storage", "the database did not store your move, so it was not "
+                                  "played; try again")
+            t.driver.schedule()
+            return
+        await t.driver.drive()
+
+    def _played(self, received: float | None) -> None:
+        if self.t.settings.metrics is not None:
+            self.t.settings.metrics.action_done(received)
+
+    async def on_intent(self, conn: Conn, kind: str, on: bool) -> None:
+        t = self.t
+        seat = self._player(conn)
+        if seat is None or t.play is None:
+            return
+        g, req = t.play.game, t.play.requests
+        before = t.play.announced()
+        asked = seat in req.seats("buy" if kind == "buy" else "call")
+        may = kind in t.intents_for(seat)
+        changes = self._intent_changes.at(t.version)
+        if on != asked and may and changes.get(seat, 0) >= MAX_INTENT_CHANGES:
+            # a person may change their mind, not flip a request on and off for ever
+            conn.error("too_many_changes", f"you changed your request {MAX_INTENT_CHANGES} "
+                                           f"times for this card: it stays as it is")
+            return
+        if on:
+            if not may:
+                what = "buy the discard" if kind == "buy" else "call the discard"
+                why = ("the time to ask has run out" if t.play.window_closed_at == t.version
+                       else g.why_no_request(seat) if kind == kind_now(g)
+                       else f"there is no discard to {kind} now")
+                conn.error("illegal", f"you cannot ask to {what} now: {why or 'not now'}")
+                return
+            if not asked:
+                req.ask(g, seat)
+        elif asked:
+            req.withdraw(g, seat)
+        elif may:
+            # "no thanks" from a person who had not asked: a bot need not wait for them
+            req.answer(g, seat, Action("pass", seat))
+        if t.play.announced() != before:
+            changes[seat] = changes.get(seat, 0) + 1
+            t.msg.broadcast(t.msg.requests)
+        await t.driver.drive()  # a window that waited for this person's word may close now
+
+    async def on_ready(self, conn: Conn) -> None:
+        """A person is ready for the next hand (the end-of-hand screen's button)."""
+        seat = self._player(conn)
+        if seat is not None:
+            await self.t.driver.ready(seat)
+
+    async def on_hint(self, conn: Conn) -> None:
+        t = self.t
+        seat = self._player(conn)
+        if seat is None:
+            return
+        legal, board = t.legal_for(seat)
+        if not legal or board is None:
+            conn.error("not_your_turn", "no decision is waiting for you")
+            return
+        # once a version and seat: a client repeating its request would otherwise queue that
+        # much work in the bots' pool
+        version = t.version
+        known = self._hints.at(version)
+        got = known.get(seat)
+        if got is None:
+            got = known[seat] = await t.driver.think(None, hint, board.view_for(seat), legal)
+        action, reason = got
+        conn.send({"type": "hint", "version": version, "action": action.to_json(),
+                   "reason": reason})
+
+
+def handle(conn: Conn, owner: TableOwner, text: str) -> None:
+    """Check one client message's form; pass it to the table's owner."""
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError) as e:  # also numbers of over 4,300 digits
+        conn.error("bad_json", f"the message is not JSON: {str(e)[:200]}")
+        return
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        conn.error("bad_message", "a message is a JSON object with a \"type\"")
+        return
+    ws = owner.ws
+    kind = obj["type"]
+    if kind == "ping":
+        conn.send_text(dumps({"type": "pong"}))
+    elif kind == "hello":
+        token, version = obj.get("token"), obj.get("version", -1)
+        if token is not None and secret_text(token) is None:
+            conn.error("bad_message", "hello: token must be a short string or null")
+        elif isinstance(version, bool) or not isinstance(version, int):
+            conn.error("bad_message", "hello: version must be a whole number (-1: none)")
+        else:
+            conn.hello_sent = True
+            owner.post(ws.on_hello, conn, token, version)
+    elif kind == "action":
+        version, action = obj.get("version"), obj.get("action")
+        if isinstance(version, bool) or not isinstance(version, int):
+            conn.error("bad_message", "action: version must be the table's current version")
+        elif not isinstance(action, dict):
+            conn.error("bad_message", "action: \"action\" must be an action object")
+        else:
+            owner.post(ws.on_action, conn, version, action, time.perf_counter())
+    elif kind == "intent":
+        what, on = obj.get("kind"), obj.get("on")
+        if what not in ("buy", "call") or not isinstance(on, bool):
+            conn.error("bad_message", "intent: kind must be \"buy\" or \"call\" and on a "
+                                      "boolean")
+        else:
+            owner.post(ws.on_intent, conn, what, on)
+    elif kind == "hint":
+        owner.post(ws.on_hint, conn)
+    elif kind == "ready":
+        owner.post(ws.on_ready, conn)
+    else:
+        conn.error("bad_message", f"unknown message type {kind[:40]!r}")

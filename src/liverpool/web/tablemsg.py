@@ -1,0 +1,190 @@
+"""What a web table tells its clients: each seat's ``update``, ``sync``, ``requests`` and
+``lobby`` messages (docs/web-protocol.md).
+
+Domain words: *update* (one stored change: the engine's events as the reader may see them, each
+with its narrated line, then the reader's view, legal moves, intents and the clocks), *sync* (the
+whole state, for a client that connects or fell too far behind), *reader* (the seat a message is
+built for, None for a spectator: the engine's per-seat forms and the narrator decide what it
+sees), *shared part* (what every reader's update says alike, encoded once per broadcast).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..cards import card_str, sorted_cards
+from ..engine import Event
+from ..narrate import Narrator
+from .seats import Conn, Held, dumps, dumps_plain
+
+if TYPE_CHECKING:
+    from .table import TableOwner
+
+
+def action_json(action: dict[str, Any] | None, reader: int | None) -> dict[str, Any] | None:
+    """The action applied as ``reader`` may see it: a cut's count stays with the cutter."""
+    if action is not None and action.get("type") == "cut" and action.get("player") != reader:
+        return {k: v for k, v in action.items() if k != "count"}
+    return action
+
+
+def events_json(events: tuple[Event, ...], players: tuple[str, ...], reader: int | None
+                ) -> list[dict[str, Any]]:
+    """``events`` as ``reader`` may see them, each with its line for that reader."""
+    narrator = Narrator(players, reader)
+    out = []
+    for e in events:
+        seen = e.for_seat(reader)
+        obj = seen.to_json()
+        obj["text"] = narrator.line(seen, passes=True)
+        out.append(obj)
+    return out
+
+
+class Messages:
+    """The messages of one table, built from its parts (``t``: the table's owner)."""
+
+    def __init__(self, t: TableOwner) -> None:
+        self.t = t
+        # each seat's hand as an update lists it, with the cards it was made from: a hand that
+        # did not change (every seat but the one that moved) is not sorted and encoded again
+        self._hand_text: dict[int, tuple[tuple[bool, tuple[int, ...]], str]] = {}
+        self._public_text: tuple[int, str] | None = None
+
+    def _players(self) -> tuple[str, ...]:
+        play = self.t.play
+        return play.game.players if play is not None else ()
+
+    def view_json(self, seat: int | None) -> dict[str, Any] | None:
+        play = self.t.play
+        if play is None:
+            return None
+        if seat is None:
+            return play.public_view(self.t.version).to_json()
+        return play.game.view_for(seat).to_json()
+
+    def state(self, seat: int | None) -> dict[str, Any]:
+        t = self.t
+        legal, _ = t.legal_for(seat)
+        return {"view": self.view_json(seat), "legal": [a.to_json() for a in legal],
+                "intents": t.intents_for(seat), "deadline": t.driver.deadline_json(),
+                "pause": t.driver.pause_json()}
+
+    def log_json(self, seat: int | None) -> list[dict[str, Any]]:
+        """The game's log as ``seat`` reads it: each action's events, and the notices."""
+        out: list[dict[str, Any]] = []
+        players = self._players()
+        for _, entry in self.t.log:
+            if isinstance(entry, str):
+                out.append({"type": "notice", "text": entry})
+            else:
+                out.extend(events_json(entry, players, seat))
+        return out
+
+    def sync(self, seat: int | None) -> dict[str, Any]:
+        t = self.t
+        return {"type": "sync", "version": t.version, "table": t.summary(),
+                **self.state(seat), "log": self.log_json(seat)}
+
+    def requests(self, seat: int | None) -> dict[str, Any]:
+        """The requests announced so far, and what ``seat`` may announce now with the clock
+        that runs (they change together: a window that closes takes no more requests)."""
+        t = self.t
+        buy, call = t.play.announced() if t.play is not None else ([], [])
+        return {"type": "requests", "buy": buy, "call": call, "intents": t.intents_for(seat),
+                "deadline": t.driver.deadline_json()}
+
+    def lobby_text(self) -> str:
+        t = self.t
+        return dumps({"type": "lobby", "version": t.version, "table": t.summary()})
+
+    # ---- updates -------------------------------------------------------------------------
+    def _shared(self) -> tuple[str, str, str]:
+        """What every reader's update says alike: its start, the public part of the view (once
+        per version) and its end (the clocks)."""
+        t = self.t
+        assert t.play is not None
+        if self._public_text is None or self._public_text[0] != t.version:
+            pub = t.play.public_view(t.version).to_json()
+            del pub["seat"], pub["hand"]
+            self._public_text = (t.version, dumps_plain(pub)[1:])
+        return (f'{{"type":"update","version":{t.version},', self._public_text[1],
+                f',"deadline":{dumps(t.driver.deadline_json())},'
+                f'"pause":{dumps(t.driver.pause_json())}}}')
+
+    def update_text(self, seat: int | None, held: Held,
+                    shared: tuple[str, str, str] | None = None) -> str:
+        """The ``update`` for ``seat``, as text: the view is exactly ``view_for(seat)``, its
+        public part encoded once a version and only the seat's hand added per seat."""
+        t = self.t
+        assert t.play is not None
+        g = t.play.game
+        start, public, end = shared or self._shared()
+        if seat is None:
+            head = '{"seat":null,"hand":[],'
+        else:
+            key = (g.rules.deuces_wild, tuple(g.hands[seat]))
+            known = self._hand_text.get(seat)
+            if known is None or known[0] != key:
+                hand = [card_str(c) for c in sorted_cards(key[1], key[0])]
+                known = self._hand_text[seat] = (key, dumps_plain(hand))
+            head = f'{{"seat":{seat},"hand":{known[1]},'
+        legal, _ = t.legal_for(seat)
+        intents = t.intents_for(seat)
+        return (f'{start}"action":{dumps(action_json(held.action, seat))},'
+                f'"events":{dumps(events_json(held.events, g.players, seat))},'
+                f'"view":{head}{public},'
+                f'"legal":{dumps_plain([a.to_json() for a in legal]) if legal else "[]"},'
+                f'"intents":{dumps_plain(intents) if intents else "[]"}{end}')
+
+    def broadcast_update(self, held: Held) -> None:
+        """Send the ``update`` for the change ``held``: built once per seat (its connections
+        share the text), the parts every seat sees built once."""
+        by_seat = self.t.seating.by_seat()
+        if not by_seat:
+            return
+        shared = self._shared()
+        for seat, conns in by_seat.items():
+            text = self.update_text(seat, held, shared)
+            for c in conns:
+                c.send_text(text)
+
+    def broadcast(self, build: Any, skip: Conn | None = None) -> None:
+        """Send each seat's message ``build(seat)``, encoded once per seat."""
+        for seat, conns in self.t.seating.by_seat().items():
+            text = dumps(build(seat))
+            for c in conns:
+                if c is not skip:
+                    c.send_text(text)
+
+    def catch_up(self, conn: Conn, version: int, again: bool = False) -> None:
+        """Send what the client missed since ``version``; ``again``: a repeated hello on the
+        same socket, answered with a sync at most once a version."""
+        t = self.t
+        if version == t.version:
+            return
+        missed = t.log.missed(version)
+        whole = (0 <= version < t.version and len(missed) == t.version - version
+                 and not any(h.kind == "start" for h in missed))
+        if not whole:
+            if again:
+                if conn.synced == t.version:
+                    return  # it was sent this version's state already
+                conn.synced = t.version
+            conn.send(self.sync(conn.seat))
+            return
+        last_action = max((i for i, h in enumerate(missed) if h.kind == "action"), default=-1)
+        for i, h in enumerate(missed):
+            if h.kind == "lobby":
+                conn.send({"type": "lobby", "version": h.version, "table": h.table})
+                continue
+            msg: dict[str, Any] = {"type": "update", "version": h.version,
+                                   "action": action_json(h.action, conn.seat),
+                                   "events": events_json(h.events, self._players(), conn.seat)}
+            if i == last_action:
+                msg.update(self.state(conn.seat))
+            else:
+                msg.update({"view": None, "legal": [], "intents": [], "deadline": None,
+                            "pause": None})
+            conn.send(msg)
+
