@@ -16,6 +16,7 @@ import gzip
 import hashlib
 import json
 import random
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,11 +48,20 @@ def step_line(game: Game) -> str:
 
 def trace(actions: list[Any], game: Game) -> list[str]:
     """Apply ``actions`` (JSON) to ``game``; the hash of each block of ``BLOCK`` steps."""
+    def applied() -> Iterator[Game]:
+        for obj in actions:
+            game.apply(Action.from_json(obj))
+            yield game
+    return trace_games(actions, game, applied())
+
+
+def trace_games(actions: list[Any], game: Game, after: Iterable[Game]) -> list[str]:
+    """The hash of each block of ``BLOCK`` steps of ``game`` and of the games ``after`` each of
+    ``actions`` (a replayer's steps)."""
     digests: list[str] = []
     h = hashlib.sha256(step_line(game).encode())
-    for i, obj in enumerate(actions, 1):
-        game.apply(Action.from_json(obj))
-        h.update(step_line(game).encode())
+    for i, state in enumerate(after, 1):
+        h.update(step_line(state).encode())
         if i % BLOCK == 0 or i == len(actions):
             digests.append(h.hexdigest()[:16])
             h = hashlib.sha256(digests[-1].encode())

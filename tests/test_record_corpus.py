@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from record_corpus import load, trace
+from record_corpus import load, trace, trace_games
 
 from liverpool.actions import ACTION_TYPES, Action
-from liverpool.record import new_game_from_record, replay, summary
+from liverpool.record import new_game_from_record, replay, steps, summary
 
 CORPUS = load()
 
@@ -23,6 +23,19 @@ def test_record_replays_to_the_same_outputs(entry: dict[str, Any]) -> None:
     assert first_bad is None, (
         f"diverged within actions {first_bad * 50 + 1}..{first_bad * 50 + 50}")
     assert _plain(summary(replay(rec))) == _plain(entry["summary"])
+
+
+@pytest.mark.parametrize("entry", CORPUS, ids=[e["label"] for e in CORPUS])
+def test_record_replays_identically_through_the_one_replayer(entry: dict[str, Any]) -> None:
+    """``record.steps`` (the replayer of ``liverpool replay``, the terminal's watch, the web's
+    replay page and a web table's rebuild) gives the same states as the corpus."""
+    rec = entry["record"]
+    game = new_game_from_record(rec)
+    it = steps(rec, game)
+    first = next(it)
+    assert first.index == -1 and first.action is None
+    got = trace_games(rec["actions"], game, (s.game for s in it))
+    assert got == entry["trace"]
 
 
 def _plain(out: dict[str, Any]) -> dict[str, Any]:
