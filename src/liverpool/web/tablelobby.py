@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import logging
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,8 @@ from .tablematch import TableMatch
 
 if TYPE_CHECKING:
     from .table import TableOwner
+
+log = logging.getLogger("liverpool.web")
 
 
 class Lobby:
@@ -207,7 +210,8 @@ class Lobby:
             return False
         try:
             await t.store.set_status(t.id, "expired")
-        except StoreError:
+        except StoreError as e:
+            log.warning("table %s: could not expire: %s", t.id, e)
             return False
         t.status = "expired"
         t.seating.broadcast(t.msg.lobby_text())
