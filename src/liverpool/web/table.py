@@ -4,7 +4,8 @@ Domain words: *table* (a lobby, then a game), *owner* (``TableOwner``: the one s
 through whose queue every change goes, so game state needs no locks), *parts* (each with one
 owner: the seats and connections, liverpool.web.seating; the stored log and what is held of it,
 liverpool.web.tablelog; the clocks, liverpool.web.clocks; the game on the match driver,
-liverpool.web.tablematch; the driver's policy, liverpool.web.tabledrive; the messages,
+liverpool.web.tablematch; the driver's policy, liverpool.web.tabledrive; the waits for people,
+liverpool.web.tablewait; the messages,
 liverpool.web.tablemsg; the lobby's changes, liverpool.web.tablelobby; the websocket messages,
 liverpool.web.tableconn).
 """
@@ -36,6 +37,7 @@ from .tablelobby import Lobby
 from .tablelog import TableLog
 from .tablematch import TableMatch
 from .tablemsg import Messages
+from .tablewait import Waits
 
 log = logging.getLogger("liverpool.web")
 
@@ -74,6 +76,7 @@ class TableOwner:
         self.clocks = Clocks(self.post)
         self.play: TableMatch | None = None
         self.driver = Driver(self)
+        self.waits = Waits(self)
         self.msg = Messages(self)
         self.lobby = Lobby(self)
         self.ws = Handlers(self)
@@ -163,7 +166,7 @@ class TableOwner:
 
     @property
     def paused(self) -> bool:
-        return self.driver.paused
+        return self.waits.paused
 
     def people_waiting(self) -> list[int]:
         return self.driver.people_waiting()
@@ -246,7 +249,7 @@ class TableOwner:
             self.seating.unwatched_since = time.time()
             for s in self.seating.seats:
                 if s.kind == "human" and not s.conns:
-                    self.driver.start_grace(s.seat)
+                    self.waits.start_grace(s.seat)
             self.post(self._resume)
 
     async def _resume(self) -> None:

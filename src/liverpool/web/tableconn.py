@@ -59,7 +59,7 @@ class Handlers:
         t.asleep = False
         changed = seating.attach(conn, seat)
         if seat is not None:
-            t.driver.end_grace(seat)
+            t.waits.end_grace(seat)
         conn.send({"type": "welcome", "seat": seat, "table": t.summary(),
                    "join_secret": None if seat is None else seating.join_secret,
                    "share_url": None if seat is None else t.share_url(conn.link_base)})
@@ -87,12 +87,12 @@ class Handlers:
         t = self.t
         s = t.seating.seats[seat]
         if t.status == "playing" and s.kind == "human":
-            t.driver.start_grace(seat)
+            t.waits.start_grace(seat)
         t.seating.broadcast(t.msg.lobby_text())
         # a pause ends when the people still here are all ready; one whose last person has
         # gone runs out on its own clock (a reload comes back to the end-of-hand screen)
         if t.paused and t.seating.awaited_people() and not t.seating.awaited():
-            await t.driver.end_pause()
+            await t.waits.end_pause()
 
     def _player(self, conn: Conn) -> int | None:
         """The seat a connection may act for, or None after sending the reason."""
@@ -135,7 +135,7 @@ class Handlers:
             conn.error("not_your_turn", f"it is not your move: waiting for {waiting}")
             return
         if t.paused:  # a person who plays on is done looking at the last hand
-            await t.driver.ready(seat)
+            await t.waits.ready(seat)
             if t.paused:
                 conn.error("paused", "the table waits for everyone to be ready for the next "
                                      "hand")
@@ -221,7 +221,7 @@ class Handlers:
         """A person is ready for the next hand (the end-of-hand screen's button)."""
         seat = self._player(conn)
         if seat is not None:
-            await self.t.driver.ready(seat)
+            await self.t.waits.ready(seat)
 
     async def on_hint(self, conn: Conn) -> None:
         t = self.t

@@ -4,8 +4,8 @@ Domain words: *commit* (store an action, apply it through the match, tell everyo
 *settling* (a buy round or call window is settled by the match's requests: bots answer when
 asked, people's silence is a pass), *bot-controlled* (a bot seat or a covered one: its moves come
 after the bots' think time), *clocks* (a bot's move, a person's turn timer, the window's timer,
-the end-of-hand pause, a dropped person's grace; liverpool.web.clocks), *covering* (after its
-grace a bot plays a dropped person's seat), *sleeping* (a game nobody watches stops its bots
+the end-of-hand pause, a dropped person's grace; liverpool.web.clocks; the pause and the grace
+are the table's waits, liverpool.web.tablewait), *sleeping* (a game nobody watches stops its bots
 and clocks), *drive* (answer what needs nobody's word, then set the clocks for what is next).
 
 Every method runs on the table's owner's queue; the clocks post their callbacks there too.
@@ -38,13 +38,8 @@ class Driver:
 
     def __init__(self, t: TableOwner) -> None:
         self.t = t
-        self.pause_due: float | None = None
 
     # ---- what the clients see of the clocks ------------------------------------------------
-    @property
-    def paused(self) -> bool:
-        return self.pause_due is not None
-
     def deadline_json(self) -> dict[str, Any] | None:
         t, clocks = self.t, self.t.clocks
         if clocks.key("window") == t.version and t.play is not None:
@@ -54,13 +49,6 @@ class Driver:
         if isinstance(seat, int):
             return {"seat": seat, "kind": "turn", "ms_left": clocks.ms_left("turn")}
         return None
-
-    def pause_json(self) -> dict[str, Any] | None:
-        if self.pause_due is None:
-            return None
-        seating = self.t.seating
-        return {"kind": "hand_end", "ms_left": self.t.clocks.ms_left("pause"),
-                "ready": sorted(seating.ready), "waiting": seating.awaited()}
 
     def people_waiting(self) -> list[int]:
         """The people who may still ask for the discard and have said nothing yet: a bot's move
@@ -87,7 +75,7 @@ class Driver:
         t.log.played(events)
         ended = any(e.kind == "hand_ended" for e in events)
         if ended and not g.over and t.hand_pause > 0 and t.seating.awaited_people():
-            self.start_pause()
+            t.waits.start_pause()
         held = Held(t.version, "action", events=events, action=a.to_json())
         t.log.hold(held)
         self.schedule()  # first: a requests message sent now carries the new clock
@@ -200,7 +188,7 @@ class Driver:
     def schedule(self) -> None:
         t, clocks = self.t, self.t.clocks
         play = t.play
-        if play is None or play.game.over or self.paused or t.asleep:
+        if play is None or play.game.over or self.t.waits.paused or t.asleep:
             self.stop_clocks()
             return
         g = play.game
@@ -244,7 +232,7 @@ class Driver:
     async def bot_move(self, seat: int, version: int) -> None:
         t = self.t
         if t.version != version or t.decision_seat() != seat or t.asleep \
-                or not t.seating.bot_controlled(seat) or self.paused or self.people_waiting():
+                or not t.seating.bot_controlled(seat) or t.waits.paused or self.people_waiting():
             return
         t.clocks.stop("bot")
         assert t.play is not None
@@ -265,7 +253,7 @@ class Driver:
         steps = 0
         # the basic bot finishes the seat's move (its whole turn, if it is the player on turn)
         while not g.over and t.decision_seat() == seat and steps < MAX_BOT_STEPS \
-                and not self.paused:  # (a hand it ends waits for the people, as always)
+                and not self.t.waits.paused:  # (a hand it ends waits for the people, as always)
             if g.phase is Phase.CALL:
                 await self.close_window()
                 continue
@@ -297,61 +285,4 @@ class Driver:
         self.t.clocks.forget("bot")
         if not self.t.clocks.running("turn"):
             self.t.clocks.stop("turn")  # a timed-out turn that failed: its clock starts again
-        await self.drive()
-
-    # ---- the end-of-hand pause -------------------------------------------------------------
-    def start_pause(self) -> None:
-        """Hold the next hand while the people look at the last one: until each connected
-        person says they are ready, or the table's hand_pause runs out."""
-        t = self.t
-        t.seating.ready = set()
-        self.pause_due = t.clocks.now() + t.hand_pause
-        t.clocks.start("pause", self.pause_due, self.pause_due, self.pause_timeout,
-                       self.pause_due)
-
-    async def pause_timeout(self, due: float) -> None:
-        if self.pause_due == due:
-            await self.end_pause()
-
-    async def end_pause(self) -> None:
-        if self.pause_due is None:
-            return
-        t = self.t
-        self.pause_due = None
-        t.clocks.stop("pause")
-        t.seating.ready = set()
-        t.msg.broadcast(lambda seat: {"type": "pause", "version": t.version, "pause": None})
-        await self.drive()
-
-    async def ready(self, seat: int) -> None:
-        """``seat`` is ready for the next hand; the pause ends when nobody is awaited."""
-        if self.pause_due is None:
-            return
-        t = self.t
-        t.seating.ready.add(seat)
-        if not t.seating.awaited():
-            await self.end_pause()
-            return
-        t.msg.broadcast(lambda s: {"type": "pause", "version": t.version,
-                                   "pause": self.pause_json()})
-
-    # ---- covering a seat -------------------------------------------------------------------
-    def start_grace(self, seat: int) -> None:
-        t = self.t
-        if t.clocks.running(f"grace:{seat}") or t.seating.seats[seat].covered:
-            return
-        t.clocks.start(f"grace:{seat}", seat, t.clocks.now() + t.settings.grace, self.cover,
-                       seat)
-
-    def end_grace(self, seat: int) -> None:
-        self.t.clocks.stop(f"grace:{seat}")
-
-    async def cover(self, seat: int) -> None:
-        t = self.t
-        t.clocks.stop(f"grace:{seat}")
-        s = t.seating.seats[seat]
-        if s.conns or s.covered or t.status != "playing":
-            return
-        s.covered = True
-        t.seating.broadcast(t.msg.lobby_text())
         await self.drive()

@@ -236,7 +236,7 @@ class Lobby:
         t.log.hold(Held(t.version, "start"))
         for s in t.seating.seats:
             if s.kind == "human" and not s.conns:
-                t.driver.start_grace(s.seat)
+                t.waits.start_grace(s.seat)
         if not t.conns:
             t.seating.unwatched_since = time.time()
         await t.driver.tell_bots([game.hand_started()], start=True)

@@ -68,7 +68,7 @@ class Messages:
         legal, _ = t.legal_for(seat)
         return {"view": self.view_json(seat), "legal": [a.to_json() for a in legal],
                 "intents": t.intents_for(seat), "deadline": t.driver.deadline_json(),
-                "pause": t.driver.pause_json()}
+                "pause": t.waits.pause_json()}
 
     def log_json(self, seat: int | None) -> list[dict[str, Any]]:
         """The game's log as ``seat`` reads it: each action's events, and the notices."""
@@ -110,7 +110,7 @@ class Messages:
             self._public_text = (t.version, dumps_plain(pub)[1:])
         return (f'{{"type":"update","version":{t.version},', self._public_text[1],
                 f',"deadline":{dumps(t.driver.deadline_json())},'
-                f'"pause":{dumps(t.driver.pause_json())}}}')
+                f'"pause":{dumps(t.waits.pause_json())}}}')
 
     def update_text(self, seat: int | None, held: Held,
                     shared: tuple[str, str, str] | None = None) -> str:
