@@ -119,3 +119,56 @@ def test_a_meld_without_stands_for_shows_no_tags(server: Server, make_player: An
               el.querySelectorAll('.stands').length];
     }""")
     assert got == [["4C", "5C", "JK", "7C"], 0]
+
+
+# a laid_off event as the server sends it to Cy (seat 2): Ann (seat 0) lays the 7H on Bea's
+# (seat 1) run, whose joker stands for the 6H
+LAID_OFF = {"type": "laid_off", "seat": 0, "card": "7H", "meld": 2, "owner": 1,
+            "result": {"owner": 1, "kind": "run", "cards": ["4H", "5H", "JK", "7H"], "suit": "H",
+                       "low": 4, "stands_for": [None, None, "6H", None]}}
+
+ENTRY_JS = """async ([ev, players, seat]) => {
+  const m = await import('/static/events.js');
+  const el = m.entryElement(ev, players, seat, 'li');
+  const meld = el.querySelector('.log-meld');
+  return {
+    text: el.textContent, type: el.dataset.type,
+    kind: meld && meld.dataset.kind, label: meld && meld.getAttribute('aria-label'),
+    meld: meld ? [...meld.querySelectorAll('.glyph')].map(g => g.dataset.card) : null,
+    stands: meld ? [...meld.querySelectorAll('.glyph')].map(g => g.dataset.stands || null) : null,
+    glyphs: [...el.querySelectorAll('.ct')].map(g => [g.dataset.card, g.className]),
+  };
+}"""
+
+
+def test_a_laid_off_entry_draws_its_meld_from_result(server: Server, make_player: Any) -> None:
+    """The log's entry of a lay-off: the words are the event's text; the card and the meld it
+    went on are drawn from the event's fields (the meld's cards from ``result``, its kind from
+    the JSON, the wild's tag from ``stands_for``), whatever the words say."""
+    page = make_player("Ann").page
+    page.goto(server.base + "/")
+    players = ["Ann", "Bea", "Cy"]
+    told = {**LAID_OFF, "text": "Ann lays 7H on Bea's run 4H 5H JK 7H"}
+    got = page.evaluate(ENTRY_JS, [told, players, 2])
+    assert got["text"] == "Ann lays 7♥ on Bea's run of hearts 4♥ 5♥ JK 7♥"
+    assert got["type"] == "laid_off" and got["kind"] == "run"
+    assert got["meld"] == ["4H", "5H", "JK", "7H"]
+    assert got["stands"] == [None, None, "6♥", None]
+    assert got["label"] == "Bea's run of hearts: 4♥ 5♥ JK 7♥"
+    assert got["glyphs"][0] == ["7H", "ct suit-H"]  # the laid card, from `card`
+
+    # words that list no meld: the meld is still drawn, from `result` alone; card tokens in the
+    # words that are not the event's cards stay as the server wrote them (nothing is parsed)
+    for text in ("Ann lays a card off", "Ann lays 9S on 2C 3C 4C"):
+        got = page.evaluate(ENTRY_JS, [{**LAID_OFF, "text": text}, players, 2])
+        assert got["meld"] == ["4H", "5H", "JK", "7H"], text
+        assert got["text"] == text + " 4♥ 5♥ JK 7♥"
+        assert got["label"] == "Bea's run of hearts: 4♥ 5♥ JK 7♥"
+    # another result: the page draws that one (the meld is the event's, not the words')
+    sevens = {"owner": 2, "kind": "set", "cards": ["7S", "7D", "7H"],
+              "stands_for": [None, None, None]}
+    other = {**LAID_OFF, "owner": 2, "result": sevens, "text": "Ann lays 7H on your set 7S 7D 7H"}
+    got = page.evaluate(ENTRY_JS, [other, players, 2])
+    assert got["text"] == "Ann lays 7♥ on your set of 7s 7♠ 7♦ 7♥"
+    assert got["kind"] == "set" and got["meld"] == ["7S", "7D", "7H"]
+    assert got["label"] == "your set of 7s: 7♠ 7♦ 7♥"

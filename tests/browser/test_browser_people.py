@@ -30,6 +30,7 @@ from liverpool.cards import card_str, new_deck, parse_card
 from liverpool.engine import stacked_deck
 from liverpool.rules import RuleSet
 
+from .cardtext import symbolize
 from .conftest import Player, Server, join_by_link, open_table_as_host
 from .test_browser_table import build_go_down
 
@@ -183,7 +184,8 @@ def test_the_hand_and_the_action_bar_stay_on_screen(server: Server, make_player:
     page.wait_for_selector("#log li")
     in_view(ann, "#log")
     lines = log_lines(ann)
-    assert "goes down" in lines[0] and lines[0].startswith("Ann"), lines
+    # a person reads their own moves in the second person
+    assert lines[0].startswith("You go down:"), lines
     assert not any(RAW_CARD.search(line) for line in lines), lines
     if phone:
         page.keyboard.press("Escape")
@@ -227,7 +229,10 @@ def test_a_person_buys_through_the_window_and_says_no_thanks(server: Server,
                            timeout=20_000)
     assert page.locator("#hand .card[data-card='KC']").count() == 1
     page.wait_for_selector(".player[data-seat='0'] .buys:has-text('buys 1/3')")
-    assert any(line == "Ann buys K♣ (+1 penalty card)" for line in log_lines(ann)), log_lines(ann)
+    # she reads her own buy with the penalty card only she sees, drawn from the event's fields
+    [penalty] = list((Counter(ann.hand()) - Counter([*BUY_DEAL[0], "KC"])).elements())
+    assert f"You buy K♣ (+1 penalty card: {symbolize(penalty)})" in log_lines(ann), log_lines(ann)
+    assert page.locator(f"#log li[data-type='bought'] .ct[data-card='{penalty}']").count() == 1
     page.click("#tab-rules")
     assert page.inner_text("#my-buys") == "Your buys: 1 of 3 this hand."
     # passes in a row read as one line

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cardtext import name_melds, symbolize
+from .cardtext import entry_text
 from .conftest import Server, finished_game
 
 HAND_CARDS = ("els => els.map(h => [...h.querySelectorAll('.card')]"
@@ -31,15 +31,18 @@ def test_replay_steps_through_the_servers_steps(server: Server, make_player: Any
                 "melds": page.locator("#replay-melds .meld").count(),
                 "pos": page.inner_text("#replay-pos")}
 
-    wilds = {"JK", *(("2S", "2H", "2D", "2C") if replay["deuces_wild"] else ())}
-
     def at(i: int) -> None:
         got = shown()
         s = steps[i]
-        line = name_melds(f"Hand {s['hand']}: {s['event']}", replay["players"], wilds)
-        assert got == {"text": symbolize(line), "kind": s["kind"],
+        # the step's words are its events, each drawn from its own fields
+        said = [e for e in s["events"] if e["text"]]
+        line = f"Hand {s['hand']}: " + ". ".join(entry_text(e) for e in said)
+        assert got == {"text": line, "kind": s["kind"],
                        "hands": s["hands"], "melds": len(s["melds"]),
                        "pos": f"{i} / {len(steps) - 1}"}, i
+        types = page.eval_on_selector_all("#replay-step .entry",
+                                          "es => es.map(e => e.dataset.type)")
+        assert types == [e["type"] for e in said], i
 
     at(0)
     assert steps[0]["kind"] == "deal"

@@ -81,7 +81,13 @@ def test_a_call_by_intent_then_a_give_round(server: Server, make_player: Any) ->
     nines = ".meld-owner[data-owner='2'] .meld[data-kind='set']:has(.card[data-card='9S'])"
     for p in (ann, bea, cy):
         p.page.wait_for_selector(f"{nines} .card[data-card='9H']")
-        assert any("calls rummy: everyone gives a card on 9♥" in line for line in p.log())
+        # the caller reads "You call", the others "Ann calls"; the meld the card went on is
+        # drawn from the event's result
+        call = "You call" if p is ann else "Ann calls"
+        assert any(line.startswith(f"{call} rummy: everyone gives a card on 9♥")
+                   for line in p.log()), p.log()
+        p.page.wait_for_selector(
+            "#log li[data-type='called'] .log-meld[data-kind='set'] .glyph[data-card='9H']")
 
     # the give round: the page names whom the card goes to (the discarder, Bea)
     ann.page.wait_for_selector(".table-page[data-phase='give']")
@@ -95,7 +101,8 @@ def test_a_call_by_intent_then_a_give_round(server: Server, make_player: Any) ->
     ann.perform({"type": "give", "card": "KH"})
     bea.page.wait_for_selector("#hand .card[data-card='KH']")
     assert len(bea.hand()) == bea_cards + 1 and "KH" not in ann.hand()
-    assert any(line == "Ann gives K♥" for line in bea.log())
+    assert "Ann gives K♥ to you" in bea.log(), bea.log()
+    assert "You give K♥ to Bea" in ann.log(), ann.log()
     # the give round over, Cy's turn comes round again
     cy.page.wait_for_selector(".table-page[data-legal~='draw']")
     for p in (ann, bea, cy):
@@ -151,6 +158,8 @@ def test_the_cut_opens_the_hand(server: Server, make_player: Any) -> None:
     bea.wait_version_after(before)
     for p in (ann, bea):
         p.page.wait_for_selector(".player[data-seat='2'] .penalty:has-text('-10 this hand')")
-        assert "Bea cuts the deck" in p.log()
+        # the count stays with the cutter: only Bea reads it
+        assert (("You cut the deck at 31 cards exactly (-10 points)" if p is bea else
+                 "Bea cuts the deck exactly (-10 points)") in p.log()), p.log()
         p.page.wait_for_selector(".table-page:not([data-phase='cut'])")
     assert not ann.errors and not bea.errors

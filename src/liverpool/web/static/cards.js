@@ -1,8 +1,8 @@
 // Cards in the notation of docs/rules.md (Notation) ("10H", "AS", "JK"): parsing, sorting, drawing
 // faces, the one notation people read ("10♥", in card faces, labels and log lines alike), a
 // table meld drawn with what the server says each wild stands for and named by owner and kind
-// ("Bea's run of hearts"), and arranging picked cards as a meld where the server lists no
-// arrangement of them.
+// ("Bea's run of hearts", the kind from the meld's JSON), and arranging picked cards as a meld
+// where the server lists no arrangement of them.
 // Domain words: rank (1 = ace .. 13 = king; 14 = a high ace in a run), suit (S H D C), wild
 // (a joker, or a 2 where 2s are wild), natural (a card standing for itself), set, run,
 // stands for (the meld JSON's stands_for: a wild's card in a run, the rank in a set).
@@ -37,8 +37,10 @@ export function cardsText(codes) {
   return codes.map(cardText).join(" ");
 }
 
-// a card token in the server's text (log lines, reasons): a rank and a suit letter, or JK, as a
-// whole word; nothing else is touched ("Bot 2", "AS" in a name only when it stands alone)
+// a card token in the server's words that are no event (the engine's reasons for a refused move,
+// a hint's reason): a rank and a suit letter, or JK, as a whole word; nothing else is touched
+// ("Bot 2", "AS" in a name only when it stands alone). The log's events are never read so: their
+// cards come from their own fields (events.js).
 const CARD_TOKEN = /\b(?:(10|[2-9AJQK])([SHDC])|JK)\b/g;
 
 /** Text from the server with its card tokens in the page's notation ("buys 10H" -> "buys 10♥"). */
@@ -87,43 +89,6 @@ export function meldName(meld, players, mySeat) {
   if (!meld) return "a meld";
   const owner = meld.owner === mySeat ? "your" : `${(players && players[meld.owner]) || "someone"}'s`;
   return `${owner} ${meldKindText(meld)}`;
-}
-
-/**
- * The kind of a meld named only by its cards in a log line ("5H JK 7H"), read from its natural
- * cards (the table's wild cards, which the server lists, left out): "run of hearts" when they
- * share a suit, "set of 7s" when they share a rank; null when the cards do not say.
- */
-export function kindFromCards(codes, wilds) {
-  const naturals = codes.filter((c) => !wilds.has(c)).map(parse);
-  if (naturals.length < 2) return null;
-  const rank = naturals[0].rank;
-  const suit = naturals[0].suit;
-  if (naturals.every((c) => c.rank === rank)) return "set of " + (RANK_WORDS[rankName(rank)] || rankName(rank) + "s");
-  if (naturals.every((c) => c.suit === suit)) return "run of " + SUIT_NAME[suit];
-  return null;
-}
-
-const TOKEN = "(?:10|[2-9AJQK])[SHDC]|JK";
-const CARDS_RE = `((?:(?:${TOKEN}) )*(?:${TOKEN}))(?=$|[ .,;:)|])`;
-
-/**
- * A line of the server's text with the melds it names by their cards ("on Ann's 5H JK 7H",
- * "the wild in 7S 7D JK") named by kind where their natural cards say it ("on Ann's run of
- * hearts", "the wild in the set of 7s"); `players` are the seat names, `wilds` the table's wild
- * cards. Other text is left as it is (card tokens as the server wrote them).
- */
-export function nameMeldsInText(text, players, wilds) {
-  let out = String(text).replace(new RegExp(`(\\S[^']*?)'s ${CARDS_RE}`, "g"), (all, who, cards) => {
-    const owner = (players || []).find((p) => p && who.endsWith(p));
-    const kind = owner ? kindFromCards(cards.split(" "), wilds) : null;
-    return kind ? `${who}'s ${kind}` : all;
-  });
-  out = out.replace(new RegExp(`the wild in ${CARDS_RE}`), (all, cards) => {
-    const kind = kindFromCards(cards.split(" "), wilds);
-    return kind ? `the wild in the ${kind}` : all;
-  });
-  return out;
 }
 
 export function isWild(code, wilds) {

@@ -1,9 +1,12 @@
 // The replay page of a finished game. The server replays the record with the engine and sends
 // every step (GET /api/tables/{table}/replay, docs/web-protocol.md); this page only shows them:
-// forwards, back, by hand, or on its own, cards in the page's one notation ("10♥"). Domain words: step (the deal of a hand or one action,
-// with the table after it), hand end (the board a hand was scored on), score sheet.
+// forwards, back, by hand, or on its own, cards in the page's one notation ("10♥"). A step's
+// words are its events, each drawn from its own fields as the table's log draws them
+// (events.js). Domain words: step (the deal of a hand or one action, with the table after it),
+// hand end (the board a hand was scored on), score sheet.
 
-import { cardElement, meldElement, nameMeldsInText, richText, symbolize } from "./cards.js";
+import { cardElement, meldElement } from "./cards.js";
+import { entriesNodes } from "./events.js";
 import { api, errorText, h } from "./util.js";
 
 export async function showReplay(root, tableId) {
@@ -29,13 +32,14 @@ class ReplayView {
     this.steps = replay.steps;
     this.at = 0;
     this.timer = null;
-    // the wild cards of the game, to name melds in the lines by their natural cards
-    this.wilds = new Set(["JK", ...(replay.deuces_wild ? ["2S", "2H", "2D", "2C"] : [])]);
+    this.lines = []; // each step's words in the list of every step, drawn once
   }
 
-  /** A step's line as people read it: cards as "10♥", melds named by owner and kind. */
-  words(text) {
-    return nameMeldsInText(text, this.replay.players, this.wilds);
+  /** A step's words: its events drawn (cards and melds from their fields), one after the
+   * other; a step from a server that sent no events shows its line as it is. */
+  words(step) {
+    if (!Array.isArray(step.events)) return [String(step.event || "")];
+    return entriesNodes(step.events, this.replay.players, null);
   }
 
   start() {
@@ -110,12 +114,12 @@ class ReplayView {
       s.melds.map((m, i) => m.owner !== o ? null : meldElement(m, i, null, r.players))))
       : [h("p.muted", { text: "No melds on the table." })]);
     const list = h("ol.replay-actions", { start: "0" }, this.steps.map((st, i) =>
-      h("li" + (i === this.at ? ".current" : "") + (st.kind === "deal" ? ".deal" : ""), { text: symbolize(this.words(st.event)), onclick: () => this.go(i) })));
+      h("li" + (i === this.at ? ".current" : "") + (st.kind === "deal" ? ".deal" : ""), { onclick: () => this.go(i) }, this.lines[i] || (this.lines[i] = this.words(st)))));
     const panel = h("section.panel.replay", {},
       h("h2", { text: `Replay of table ${this.id}` }),
       h("p.muted", { text: `${r.rules.preset} rules · ${r.players.join(", ")} · ${r.actions} actions` }),
       controls,
-      h("div#replay-step.replay-step", { dataset: { kind: s.kind, hand: String(s.hand) } }, richText(`Hand ${s.hand}: ${this.words(s.event)}`)),
+      h("div#replay-step.replay-step", { dataset: { kind: s.kind, hand: String(s.hand) } }, `Hand ${s.hand}: `, this.words(s)),
       h("div.center", {},
         h("span", { text: "discard: " }), s.discard ? cardElement(s.discard) : h("span", { text: "-" }),
         h("span#replay-stock", { text: `stock: ${s.stock} card${s.stock === 1 ? "" : "s"}` })),

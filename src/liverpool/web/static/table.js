@@ -11,12 +11,15 @@
 // event counter), view (what this seat may know), legal (this seat's legal actions now), intent
 // (asking to buy or call out of turn), window (while intents are taken), deadline (a running
 // turn or buy clock), pause (the table waiting at the end of a hand), hand end (the hand as it
-// was scored), go-down helper, lay-off, swap, borrow, dock (hand and action bar), drawer.
+// was scored: its hand_ended event), log (the server's events for this seat, each drawn from its
+// own fields by events.js, and notices), go-down helper, lay-off, swap, borrow, dock (hand and
+// action bar), drawer.
 
 import {
-  cardBack, cardElement, cardText, cardsText, contractText, isWild, meldElement,
-  meldKindText, meldName, meldOrder, nameMeldsInText, richText, sortCards, symbolize,
+  cardBack, cardElement, cardText, cardsText, contractText, isWild, meldElement, meldName,
+  meldOrder, richText, sortCards, symbolize,
 } from "./cards.js";
+import { cardGlyph, entryNodes, entryWords } from "./events.js";
 import {
   PRIVATE_TABLE, absoluteUrl, actionLabel, api, copyText, errorText, forgetSecret, forgetSeat,
   getNickname, h, savedSecret, savedSeat, saveSecret, saveSeat, secretInHash, setNickname,
@@ -150,7 +153,6 @@ const KEYS = [
 ];
 
 const LOG_MAX = 100;
-const PASS_LINE = /^(.+) passes$/;
 
 /** A person's name list: "Cy", "Cy and Dee", "Cy, Dee and Eve". */
 function names(list) {
@@ -181,7 +183,7 @@ class TableClient {
     this.requests = { buy: [], call: [] };
     this.asking = { buy: false, call: false };
     this.declined = { buy: false, call: false }; // "no thanks" said for this discard
-    this.log = []; // [{text, pass: name or null}], oldest first
+    this.log = []; // the log's entries, oldest first: the server's events (with their text) and notices
     this.handOrder = [];
     this.newCards = new Set();
     this.sortMode = localStorage.getItem("liverpool:sort") || "suit";
@@ -206,7 +208,8 @@ class TableClient {
     this.drawer = false; // the side panel open as a drawer (phones)
     this.overlay = null; // "scores" | "keys" | null
     this.pause = null; // the table's end-of-hand pause: {kind, ready, waiting, end}
-    this.handEnd = null; // the last hand as it was scored (the update's hand_end)
+    this.handEnd = null; // the last hand as it was scored (its hand_ended event)
+    this.lastHandEnd = null; // the last hand_ended event the log holds
     this.handEndOpen = false; // the end-of-hand screen of the game's last hand is up
     this.readySent = false;
     this.fx = {}; // what the next render animates: {discard, buyer, hand}
@@ -377,18 +380,23 @@ class TableClient {
       case "sync":
         this.setTable(msg.table);
         this.log = [];
-        for (const text of msg.log || []) this.addLog(text);
+        this.lastHandEnd = null;
+        for (const entry of msg.log || []) this.addLog(entry);
+        // a table holding the next hand: the screen shows the hand the log says ended last
+        if (msg.pause && this.lastHandEnd) this.handEnd = this.lastHandEnd;
         if (msg.view) this.setState(msg);
         else this.view = null; // a table not started yet
         break;
       case "update": {
-        const before = this.view;
-        if (msg.event) {
-          if (msg.event.text) this.addLog(msg.event.text, msg.event, before);
-          this.afterEvent(msg.event);
-        }
-        // the action that ended a hand carries the hand as it was scored
-        const end = msg.hand_end || (msg.event && msg.event.hand_end);
+        const events = msg.events || [];
+        for (const ev of events) this.addLog(ev);
+        // the moves in words for screen readers (a pass says nothing)
+        const said = events.filter((ev) => ev.type !== "passed" && ev.text)
+          .map((ev) => entryWords(ev, this.players(), this.seat));
+        if (said.length) this.announce(said.join(". "));
+        if (msg.action) this.afterAction(msg.action);
+        // the action that ended a hand: its hand_ended event is the hand as it was scored
+        const end = events.find((ev) => ev.type === "hand_ended");
         if (end) {
           this.setHandEnd(end);
           this.fx = {}; // a new deal follows: nothing flies in
@@ -425,7 +433,7 @@ class TableClient {
         break;
       case "notice":
         // something the table should know that is not a move (a bot failed and was replaced)
-        if (msg.text) this.addLog(msg.text);
+        if (msg.text) this.addLog({ type: "notice", text: msg.text });
         break;
       case "pong":
         return;
@@ -498,8 +506,9 @@ class TableClient {
     this.wilds = new Set(summary.wild_cards || ["JK"]);
   }
 
-  afterEvent(ev) {
-    const t = ev.action && ev.action.type;
+  /** What the page does after an action was applied (the update's `action`). */
+  afterAction(action) {
+    const t = action.type;
     if (["discard", "take_discard", "draw", "no_draw", "buy"].includes(t)) {
       this.requests = { buy: [], call: [] };
       this.asking = { buy: false, call: false };
@@ -507,37 +516,26 @@ class TableClient {
     }
     // the next render animates what just happened (CSS, none under reduced motion)
     if (t === "discard") this.fx.discard = true;
-    if (t === "buy") this.fx.buyer = ev.seat;
+    if (t === "buy") this.fx.buyer = action.player;
     if (["draw", "take_discard", "buy", "give"].includes(t)) this.fx.hand = true;
   }
 
-  /** A log line: the server's text, cards in the page's notation and melds named by owner and
-   * kind; a pass is kept apart so that a run of passes shows as one line. */
-  addLog(text, event = null, before = null) {
-    const pass = (event && event.action && event.action.type === "pass") || PASS_LINE.test(text);
-    const m = text.match(PASS_LINE);
-    const words = this.logWords(text, event, before);
-    this.log.push({ text: words, pass: pass && m ? m[1] : null });
+  /** An entry of the log: an event as the server sent it for this seat (its `text`, its cards
+   * and melds in its own fields) or a notice; drawn when the log is shown (events.js). */
+  addLog(entry) {
+    const ev = typeof entry === "string" ? { type: "notice", text: entry } : entry;
+    if (!ev) return;
+    if (ev.type === "hand_ended") this.lastHandEnd = ev;
+    // an event with no text has nothing to say here (another seat's card drawn after a buy round)
+    if (typeof ev.text !== "string" || !ev.text) return;
+    this.log.push(ev);
     if (this.log.length > 4 * LOG_MAX) this.log.splice(0, this.log.length - 2 * LOG_MAX);
-    if (!pass && event) this.announce(words);
   }
 
-  /** The server's log text with melds named: "lays 7H on Ann's 5H 6H 7H" -> "lays 7♥ on Ann's
-   * run of hearts". The meld the action played on is the view's before it (exact); a line read
-   * from a sync names the kind by its natural cards, or keeps the cards. */
-  logWords(text, event, before) {
-    const a = event && event.action;
-    if (a && before && typeof a.meld === "number" && before.melds[a.meld]) {
-      const meld = before.melds[a.meld];
-      const cards = meld.cards.join(" ");
-      const owner = before.players[meld.owner];
-      const name = `${owner}'s ${meldKindText(meld)}`;
-      if (text.includes(`${owner}'s ${cards}`)) return symbolize(text.replace(`${owner}'s ${cards}`, name));
-      if (text.includes(cards)) return symbolize(text.replace(cards, name));
-    }
-    const players = (this.view && this.view.players) || (this.table ? this.table.seats.map((s) => s.name || "") : []);
-    const out = nameMeldsInText(text, players, this.wilds);
-    return symbolize(out);
+  /** The names of the seats (the view's, or the lobby's before the game). */
+  players() {
+    if (this.view) return this.view.players;
+    return this.table ? this.table.seats.map((s) => s.name || "") : [];
   }
 
   /** A line for screen readers (a live region outside the redrawn page). */
@@ -593,7 +591,7 @@ class TableClient {
     if (p) {
       this.pause = { ...p, end: Date.now() + (p.ms_left || 0) };
       if (this.seat !== null && (p.ready || []).includes(this.seat)) this.readySent = true;
-      if (!this.handEnd) this.handEnd = this.storedHandEnd();
+      if (!this.handEnd) this.handEnd = this.lastHandEnd;
     } else {
       if (this.pause) this.handEndOpen = false;
       this.pause = null;
@@ -605,13 +603,8 @@ class TableClient {
     this.handEnd = end;
     this.handEndOpen = true;
     this.readySent = false;
-    try { sessionStorage.setItem(`liverpool:${this.id}:hand_end`, JSON.stringify(end)); } catch (e) { /* full */ }
     const out = (end.went_out || []).map((s) => this.name(s));
     this.announce(`Hand ${end.hand_number} is over.` + (out.length ? ` ${names(out)} went out.` : ""));
-  }
-
-  storedHandEnd() {
-    try { return JSON.parse(sessionStorage.getItem(`liverpool:${this.id}:hand_end`) || "null"); } catch (e) { return null; }
   }
 
   reconcileHand(hand, before) {
@@ -892,7 +885,7 @@ class TableClient {
           h("span.total", { title: "total points", text: `${v.totals[i]} pts` }),
           // points already settled this hand: a cut bonus (negative) or rummy points owed
           v.penalties && v.penalties[i] ? h("span.penalty", { text: `${v.penalties[i] > 0 ? "+" : ""}${v.penalties[i]} this hand` }) : null),
-        v.known[i] && v.known[i].length && i !== this.seat ? h("div.known", {}, "holds ", richText(v.known[i].join(" "))) : null,
+        v.known[i] && v.known[i].length && i !== this.seat ? h("div.known", {}, "holds ", v.known[i].flatMap((c, k) => k ? [" ", cardGlyph(c)] : [cardGlyph(c)])) : null,
         h("div.clock", { dataset: { clockSeat: String(i) } })].filter(Boolean));
       return box;
     }));
@@ -997,18 +990,24 @@ class TableClient {
       h("div.side-body", {}, body));
   }
 
-  /** The log, newest first; a run of passes folds into one line ("Cy, Dee pass"). */
+  /** The log, newest first, each entry drawn from its event (events.js); a run of passes
+   * (events of type "passed") folds into one line ("Cy, Dee pass"). */
   renderLog() {
     const lines = [];
-    for (const e of this.log) {
+    for (const ev of this.log) {
       const last = lines[lines.length - 1];
-      if (e.pass && last && last.passes) last.passes.push(e.pass);
-      else lines.push(e.pass ? { passes: [e.pass] } : { text: e.text });
+      if (ev.type === "passed" && last && last.passes) last.passes.push(ev);
+      else lines.push(ev.type === "passed" ? { passes: [ev] } : { ev });
     }
+    const players = this.players();
+    const who = (ev) => ev.seat === this.seat ? "You" : players[ev.seat] || `Seat ${ev.seat + 1}`;
     const shown = lines.slice(-LOG_MAX).reverse();
     return h("section#log.log", {}, h("h3.sr-only", { text: "Moves" }),
-      shown.length ? h("ol.log-lines", { reversed: true }, shown.map((l, k) => h("li" + (k === 0 ? ".newest" : "") + (l.passes ? ".pass" : ""), {},
-        l.passes ? `${l.passes.join(", ")} ${l.passes.length === 1 ? "passes" : "pass"}` : richText(l.text))))
+      shown.length ? h("ol.log-lines", { reversed: true }, shown.map((l, k) => {
+        const ev = l.passes ? l.passes[0] : l.ev;
+        return h("li" + (k === 0 ? ".newest" : "") + (l.passes ? ".pass" : ""), { dataset: { type: ev.type || "" } },
+          l.passes && l.passes.length > 1 ? `${l.passes.map(who).join(", ")} pass` : entryNodes(ev, players, this.seat));
+      }))
         : h("p.muted", { text: "No moves yet." }));
   }
 
