@@ -246,8 +246,9 @@ def test_a_person_buys_through_the_window_and_says_no_thanks(server: Server,
     before = ann.version()
     page.keyboard.press("n")
     page.wait_for_selector("#window", state="detached")
+    # the bot went on within 20 s of the 30 s window (what the window shows after that is the
+    # next discard's: the bot may already have discarded again)
     ann.wait_version_after(before, timeout=20)
-    assert ann.state()["intents"] == "" or page.locator("#window").count() == 0
     assert not ann.errors, ann.errors
 
 
