@@ -660,7 +660,7 @@ async def test_a_request_during_a_take_over_waits_for_it_and_gets_the_one_owner(
         pg_url: str) -> None:
     """A dead server's table is taken over in bulk while a client asks for it: both get the
     same owner, built once, under the new lease."""
-    from liverpool.web.app import Registry
+    from liverpool.web.registry import Registry
     from liverpool.web.seats import Settings
     url = pg_url.replace("postgresql://", "postgresql+psycopg://")
     dead = LeaseStore(url, "dead", ttl=0.3)

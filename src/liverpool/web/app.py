@@ -10,13 +10,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import gzip
 import json
 import logging
 import re
 import secrets
 import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from importlib import metadata
@@ -33,8 +31,7 @@ from starlette.websockets import WebSocketDisconnect
 from ..bots import LEVELS
 from ..rules import PRESET_NAMES, PRESETS, RulesError, RuleSet
 from ..rulestext import PRESET_LINES, TOPICS, knob_form
-from .capacity import Capacity
-from .cluster import BROKER_DOWN, Cluster, HeldElsewhere
+from .cluster import BROKER_DOWN, HeldElsewhere
 from .guard import Guard, Origins, client_of, network_key
 from .leases import LeaseStore, make_store
 from .limits import (
@@ -51,328 +48,19 @@ from .limits import (
     secret_text,
 )
 from .ops import Ops
-from .replay import replay_steps
+from .registry import Registry
 from .seats import Conn, Settings, new_secret
-from .store import Store, StoredTable, StoreError
+from .store import Store, StoreError
 from .table import TableOwner, handle
 
 log = logging.getLogger("liverpool.web")
 
 STATIC = Path(__file__).parent / "static"
-REPLAYS_KEPT = 32
-SWEEP_EVERY = 30.0  # seconds between looks for tables that were never started in time
 
 _FALLBACK_PAGE = """<!doctype html><meta charset="utf-8"><title>Liverpool</title>
 <p>The Liverpool server is running, but its browser front end is not installed
 (<code>liverpool/web/static/index.html</code> is missing). The API is at <code>/api/</code>.</p>
 """
-
-
-class Registry:
-    """The table owners of this process, by table id."""
-
-    def __init__(self, store: Store, settings: Settings, evict_after: float = 60.0,
-                 redis_url: str | None = None) -> None:
-        self.store = store
-        self.settings = settings
-        self.limits = settings.limits
-        self.evict_after = evict_after
-        self.owners: dict[str, TableOwner] = {}
-        self.sockets: dict[str, int] = {}  # open websockets per client address
-        self.network_sockets: dict[str, int] = {}  # and per network (guard.network_key)
-        self.broken: set[str] = set()  # tables that could not be rebuilt (not tried again)
-        self._starting = 0  # starts asked of this server's tables and not yet done
-        self._stopping: set[asyncio.Task[None]] = set()
-        self._loading: dict[str, asyncio.Future[TableOwner | None]] = {}
-        # finished games' replays, encoded (plain, gzip), most recently asked last
-        self.replays: OrderedDict[str, asyncio.Future[tuple[bytes, bytes]]] = OrderedDict()
-        # several servers on one PostgreSQL database: leases, take-overs, relayed clients
-        self.cluster: Cluster | None = None
-        if isinstance(store, LeaseStore):
-            counted = settings.metrics
-            self.cluster = Cluster(store, redis_url, lambda: self.owners, self.adopt, self.drop,
-                                   self.serve_op,
-                                   None if counted is None else counted.broker_error)
-        self.capacity = Capacity(self.limits, lambda: list(self.owners.values()), self.cluster)
-
-    async def replay(self, owner: TableOwner) -> tuple[bytes, bytes]:
-        """A finished table's replay as JSON bytes and gzipped, computed once (in a thread:
-        a long game takes a few hundred milliseconds) and kept for the last few tables."""
-        fut = self.replays.get(owner.id)
-        if fut is None:
-            fut = asyncio.get_running_loop().create_future()
-            self.replays[owner.id] = fut
-            while len(self.replays) > REPLAYS_KEPT:
-                self.replays.popitem(last=False)
-            try:
-                fut.set_result(await asyncio.to_thread(_encode_replay, owner.record(),
-                                                        self.settings.limits.search_budget))
-            except Exception as e:
-                self.replays.pop(owner.id, None)
-                fut.set_exception(e)
-                fut.exception()  # seen here: a failure is not logged again as unretrieved
-                raise
-        self.replays.move_to_end(owner.id)
-        return await asyncio.shield(fut)
-
-    async def resume_all(self) -> None:
-        """Rebuild every table still open or playing. One that cannot be rebuilt is marked
-        ``broken`` and logged; the server serves everything else. (On a shared database the
-        cluster takes the tables no live server holds, instead.)"""
-        if self.cluster is not None:
-            await self.cluster.start()
-            return
-        for table_id in await self.store.active_ids():
-            try:
-                await self.get(table_id)
-            except ApiError:
-                with contextlib.suppress(StoreError):
-                    await self.store.set_status(table_id, "broken")
-
-    async def get(self, table_id: str) -> TableOwner | None:
-        """The owner of a table, loaded here if need be; None if there is no such table.
-        On a shared database, raises ``HeldElsewhere`` when another live server owns it."""
-        owner = self.owners.get(table_id)
-        if owner is not None:
-            return owner
-        if table_id in self.broken:
-            raise ApiError(503, "broken", "this table cannot be rebuilt from what is stored; "
-                                          "the server's log says why")
-        if table_id in self._loading:  # another request is loading it
-            return await asyncio.shield(self._loading[table_id])
-        fut: asyncio.Future[TableOwner | None] = asyncio.get_running_loop().create_future()
-        self._loading[table_id] = fut
-        try:
-            stored = await self._load_leased(table_id)
-            owner = None if stored is None else await self._build(stored)
-            fut.set_result(owner)
-            return owner
-        except Exception as e:
-            fut.set_exception(e)
-            fut.exception()  # the waiters, if any, get it; nobody else needs to be told
-            raise
-        finally:
-            del self._loading[table_id]
-
-    async def _build(self, stored: StoredTable) -> TableOwner:
-        """A table's owner rebuilt from what is stored, serving from now on."""
-        table_id = stored.id
-        # replaying a long game's events takes a while: never on the event loop
-        try:
-            owner = await asyncio.to_thread(TableOwner, stored, self.store, self.settings)
-        except Exception as e:
-            self.broken.add(table_id)
-            await self._release(table_id)
-            log.warning("table %s cannot be rebuilt from its stored events: %s: %s",
-                        table_id, type(e).__name__, str(e)[:300])
-            raise ApiError(503, "broken", "this table cannot be rebuilt from what is "
-                                          "stored; the server's log says why") from None
-        self._watch(owner)
-        self.owners[table_id] = owner
-        owner.start()
-        if owner.finished:
-            if stored.status != "over":
-                with contextlib.suppress(StoreError):  # the events say it is over
-                    await self.store.set_status(table_id, "over")
-            self.on_idle(owner)
-        return owner
-
-    async def adopt(self, table_ids: list[str]) -> int:
-        """Claim and rebuild tables whose server died, in one claim and one read for all (a
-        request for one of them meanwhile waits for it); how many this server took."""
-        assert isinstance(self.store, LeaseStore)
-        loop = asyncio.get_running_loop()
-        mine = [t for t in table_ids if t not in self.owners and t not in self._loading
-                and t not in self.broken]
-        futs: dict[str, asyncio.Future[TableOwner | None]] = {}
-        for t in mine:
-            futs[t] = self._loading[t] = loop.create_future()
-        taken = 0
-        try:
-            claimed = await self.store.claim_many(mine)
-            stored = await self.store.load_many(list(claimed)) if claimed else {}
-            others = await self.store.holders([t for t in mine if t not in claimed])
-            for t in mine:
-                fut = futs[t]
-                if t in stored:
-                    try:
-                        fut.set_result(await self._build(stored[t]))
-                        taken += 1
-                    except ApiError as e:
-                        fut.set_exception(e)
-                elif t in others:  # another server was quicker
-                    fut.set_exception(HeldElsewhere(others[t]))
-                else:
-                    fut.set_result(None)
-                fut.exception()  # looked at here: the waiters, if any, get it; nobody else
-        finally:
-            for t, fut in futs.items():
-                if not fut.done():
-                    fut.set_exception(ApiError(503, "busy", "this table is changing servers; "
-                                                            "try again"))
-                    fut.exception()
-                del self._loading[t]
-        return taken
-
-    async def _load_leased(self, table_id: str) -> StoredTable | None:
-        """A table's stored form. On a shared database, a table in play is claimed first
-        (its lease makes this server its one owner); a finished one is read as it is."""
-        if not isinstance(self.store, LeaseStore):
-            return await self.store.load(table_id)
-        status = await self.store.status_of(table_id)
-        if status is None:
-            return None
-        if status in ("open", "playing") and table_id not in self.store.epochs:
-            # a read first: most requests for a table owned elsewhere need no write
-            holder = await self.store.holder(table_id)
-            if holder is not None and holder != self.store.server_id:
-                raise HeldElsewhere(holder)
-            if await self.store.claim(table_id) is None:  # another server was quicker
-                holder = await self.store.holder(table_id)
-                if holder is not None:
-                    raise HeldElsewhere(holder)
-                raise ApiError(503, "busy", "this table is changing servers; try again")
-        return await self.store.load(table_id)
-
-    async def _release(self, table_id: str) -> None:
-        if isinstance(self.store, LeaseStore) and table_id in self.store.epochs:
-            with contextlib.suppress(Exception):
-                await self.store.release(table_id)
-
-    async def drop(self, table_id: str, code: int, reason: str) -> None:
-        """Stop serving a table here (another server owns it now): its clients are closed
-        with ``code`` and reconnect to wherever it is served."""
-        owner = self.owners.pop(table_id, None)
-        if owner is None:
-            return
-        for c in list(owner.conns):
-            c.close(code, reason)
-        await owner.stop()
-
-    async def table_op(self, table_id: str, op: str, args: dict[str, Any]) -> Any:
-        """A lobby request for a table: answered here, or by the server that owns it."""
-        for attempt in range(2):
-            try:
-                owner = await self.get(table_id) if TABLE_ID.fullmatch(table_id) else None
-            except HeldElsewhere as e:
-                if self.cluster is None or not self.cluster.relaying:
-                    raise ApiError(503, "elsewhere", "this table is served by another server "
-                                                     "that this one cannot reach now; try "
-                                                     "again in a few seconds") from None
-                try:
-                    return await self.cluster.call(e.server, table_id, op, args)
-                except ApiError as refused:
-                    if refused.code == "moved" and attempt == 0:
-                        continue
-                    raise
-            if owner is None:
-                raise ApiError(404, "not_found", f"there is no table {table_id[:40]!r}")
-            return await self.serve_op(owner, op, args)
-        raise ApiError(503, "busy", "this table is changing servers; try again")
-
-    async def serve_op(self, owner: TableOwner, op: str, args: dict[str, Any]) -> Any:
-        """A lobby request carried out by the table's owner (here, for a client of this
-        server or of another one)."""
-        if op == "summary":
-            return owner.summary()
-        if owner.status == "over":  # a finished table may be evicted: don't queue on it
-            raise ApiError(409, "started", "the game has already started")
-        if op == "join":
-            return await owner.call(owner.join, args["nickname"], args.get("secret"),
-                                    args.get("client"))
-        if op == "start":
-            if owner.status == "open" and self.playing_tables() >= self.limits.playing_tables:
-                raise ApiError(503, "busy", f"the server has {self.limits.playing_tables} "
-                                            f"games in play, its most; try again later")
-            self._starting += 1  # counted until it has started (or was refused)
-            try:
-                return await owner.call(owner.start_game, args["token"])
-            finally:
-                self._starting -= 1
-        if op == "remove":
-            return await owner.call(owner.remove, args["token"], int(args["seat"]))
-        raise ApiError(400, "bad_request", f"unknown request {op[:40]!r}")
-
-    def add(self, owner: TableOwner) -> None:
-        self._watch(owner)
-        self.owners[owner.id] = owner
-        owner.start()
-
-    def _watch(self, owner: TableOwner) -> None:
-        owner.on_idle = self.on_idle
-
-    def on_idle(self, owner: TableOwner) -> None:
-        """A finished table may have nobody left: look again after a while, and if it is
-        still idle, let it go (its events stay in the store; the next request reloads it)."""
-        asyncio.get_running_loop().call_later(self.evict_after, self._evict, owner)
-
-    def _evict(self, owner: TableOwner) -> None:
-        if self.owners.get(owner.id) is not owner:
-            return
-        if not owner.idle():
-            if owner.finished and owner.sockets == 0:
-                self.on_idle(owner)  # still busy with its last messages: later
-            return
-        del self.owners[owner.id]  # from now on a request loads a fresh owner
-        task = asyncio.create_task(self._stop_evicted(owner))
-        self._stopping.add(task)
-        task.add_done_callback(self._stopping.discard)
-
-    async def _stop_evicted(self, owner: TableOwner) -> None:
-        await owner.stop()
-        await self._release(owner.id)
-
-    async def new_id(self) -> str:
-        while True:
-            table_id = secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
-            if table_id not in self.owners and await self.store.load(table_id) is None:
-                return table_id
-
-    def playing_tables(self) -> int:
-        """Games in play here (a sleeping one is not), with the starts under way."""
-        return self._starting + sum(1 for o in self.owners.values()
-                                    if o.status == "playing" and not o.asleep)
-
-    async def expire(self, owner: TableOwner) -> bool:
-        """Close a table waiting to start (it leaves the lobby, then memory)."""
-        if not await owner.call(owner.expire):
-            return False
-        self.on_idle(owner)
-        return True
-
-    async def sweep(self) -> None:
-        """Close the tables nobody started in time, or that nobody has sat at for
-        ``idle_table_ttl`` (they leave the lobby and memory)."""
-        for owner in self.capacity.due_to_expire():
-            with contextlib.suppress(Exception):
-                await self.expire(owner)
-        for owner in self.capacity.due_to_sleep():
-            with contextlib.suppress(Exception):
-                await owner.call(owner.sleep)
-
-    async def sweep_forever(self) -> None:
-        while True:
-            shortest = min(self.limits.open_table_ttl, self.limits.idle_table_ttl)
-            await asyncio.sleep(min(SWEEP_EVERY, max(0.05, shortest / 4)))
-            try:
-                await self.sweep()
-            except Exception:
-                log.exception("sweeping expired tables failed")
-
-    async def close(self) -> None:
-        if self.cluster is not None:
-            await self.cluster.stop()
-        for owner in list(self.owners.values()):
-            await owner.stop()
-        self.owners.clear()
-        for task in list(self._stopping):
-            await task
-
-
-def _encode_replay(record: dict[str, Any], search_budget: int) -> tuple[bytes, bytes]:
-    data = json.dumps(replay_steps(record, search_budget),
-                      separators=(",", ":")).encode("utf-8")
-    return data, gzip.compress(data, 6)
 
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
