@@ -445,6 +445,7 @@ async def test_a_client_relayed_while_the_owners_are_looked_up_is_not_sent_away(
     that arrives during that look-up was not part of it and must not be taken for moved."""
     from liverpool.web.cluster import Cluster, Proxy
     from liverpool.web.seats import Conn
+    from liverpool.web.tablerequests import TableRequests
 
     class Store:
         server_id = "gw"
@@ -460,15 +461,12 @@ async def test_a_client_relayed_while_the_owners_are_looked_up_is_not_sent_away(
             await asyncio.sleep(0)
             return {t: "owner" for t in ids}
 
-    async def nothing(*_: Any) -> Any:
-        return None
-
     store = Store()
-    cluster = Cluster(store, None, dict, nothing, nothing, nothing)  # type: ignore[arg-type]
+    cluster = Cluster(store, None, {}, TableRequests({}, Limits()))  # type: ignore[arg-type]
     store.cluster = cluster
     first = Proxy(Conn(), "t1", "owner")
     cluster.proxies[first.cid] = first
-    await cluster._watch_proxies()
+    cluster.send_moved(await cluster.look_at_relayed())
     assert not any(p.conn.closed for p in cluster.proxies.values())
     assert len(cluster.proxies) == 2
 

@@ -16,18 +16,21 @@ import contextlib
 import gzip
 import json
 import logging
+import random
 import secrets
 from collections import OrderedDict
 from typing import Any
 
+from .broker import cancel_all
 from .capacity import Capacity
-from .cluster import Cluster, HeldElsewhere
-from .leases import LeaseStore
+from .cluster import MOVED, ORPHANS_PER_SWEEP, Cluster, HeldElsewhere
+from .leases import RENEW_EVERY, LeaseStore
 from .limits import TABLE_ID, ApiError
 from .replay import replay_steps
 from .seats import Settings
 from .store import Store, StoredTable, StoreError
 from .table import TableOwner
+from .tablerequests import TableRequests
 
 log = logging.getLogger("liverpool.web")
 
@@ -48,17 +51,20 @@ class Registry:
         self.sockets: dict[str, int] = {}  # open websockets per client address
         self.network_sockets: dict[str, int] = {}  # and per network (guard.network_key)
         self.broken: set[str] = set()  # tables that could not be rebuilt (not tried again)
-        self._starting = 0  # starts asked of this server's tables and not yet done
         self._stopping: set[asyncio.Task[None]] = set()
+        self._busy: set[asyncio.Task[None]] = set()  # tables let go to another server
         self._loading: dict[str, asyncio.Future[TableOwner | None]] = {}
         # finished games' replays, encoded (plain, gzip), most recently asked last
         self.replays: OrderedDict[str, asyncio.Future[tuple[bytes, bytes]]] = OrderedDict()
-        # several servers on one PostgreSQL database: leases, take-overs, relayed clients
+        self.requests = TableRequests(self.owners, self.limits)
+        # several servers on one PostgreSQL database: leases, take-overs, relayed clients. The
+        # cluster reads this server's owners and serves calls through ``requests``; what it
+        # finds (tables lost, orphaned) the registry asks it for and acts on (``_join``)
         self.cluster: Cluster | None = None
+        self._cluster_tasks: list[asyncio.Task[None]] = []
         if isinstance(store, LeaseStore):
             counted = settings.metrics
-            self.cluster = Cluster(store, redis_url, lambda: self.owners, self.adopt, self.drop,
-                                   self.serve_op,
+            self.cluster = Cluster(store, redis_url, self.owners, self.requests,
                                    None if counted is None else counted.broker_error)
         self.capacity = Capacity(self.limits, lambda: list(self.owners.values()), self.cluster)
 
@@ -87,7 +93,7 @@ class Registry:
         ``broken`` and logged; the server serves everything else. (On a shared database the
         cluster takes the tables no live server holds, instead.)"""
         if self.cluster is not None:
-            await self.cluster.start()
+            await self._join(self.cluster)
             return
         for table_id in await self.store.active_ids():
             try:
@@ -216,6 +222,59 @@ class Registry:
             c.close(code, reason)
         await owner.stop()
 
+    # ------------------------------------------------------------ with other servers
+    async def _join(self, cluster: Cluster) -> None:
+        """Link up with the other servers and take the tables none of them holds; from then
+        on, take those whose server dies and let go of those another server took."""
+        await cluster.start()
+        await self.take_orphans(cluster, limit=None)
+        self._cluster_tasks = [
+            asyncio.create_task(self._orphans_forever(cluster), name="lease-orphans"),
+            asyncio.create_task(self._watch_relayed_forever(cluster), name="cluster-watch"),
+            asyncio.create_task(self._let_go_forever(cluster), name="lease-lost")]
+
+    async def take_orphans(self, cluster: Cluster,
+                           limit: int | None = ORPHANS_PER_SWEEP) -> int:
+        """Claim and load tables in play whose server died; how many were taken."""
+        ids = await cluster.orphans(limit)
+        taken = await self.adopt(ids) if ids else 0
+        if taken:
+            log.info("took over %d tables", taken)
+        return taken
+
+    async def _orphans_forever(self, cluster: Cluster) -> None:
+        while True:
+            # survivors look at slightly different moments, so they share a dead server's tables
+            await asyncio.sleep(RENEW_EVERY * (0.5 + random.random()))
+            try:
+                await self.take_orphans(cluster)
+            except Exception as e:
+                log.warning("looking for orphaned tables failed: %s", str(e)[:200])
+
+    async def _watch_relayed_forever(self, cluster: Cluster) -> None:
+        """Send this server's relayed clients of a table that changed owner server (or whose
+        server died) to reconnect: the reconnect finds the new owner, or this server."""
+        while True:
+            await asyncio.sleep(RENEW_EVERY)
+            try:
+                seen = await cluster.look_at_relayed()
+                if seen.orphaned:  # their server died: take them here first, in bulk, so that
+                    # the clients sent away find them ready instead of each claiming one alone
+                    with contextlib.suppress(Exception):
+                        await self.adopt(seen.orphaned)
+                cluster.send_moved(seen)
+            except Exception as e:
+                log.warning("watching relayed clients failed: %s", str(e)[:200])
+
+    async def _let_go_forever(self, cluster: Cluster) -> None:
+        """Stop serving the tables whose lease is lost: another server holds them now."""
+        while True:
+            table_id = await cluster.lost.get()
+            task = asyncio.create_task(self.drop(table_id, MOVED,
+                                                 "the table moved to another server"))
+            self._busy.add(task)
+            task.add_done_callback(self._busy.discard)
+
     async def table_op(self, table_id: str, op: str, args: dict[str, Any]) -> Any:
         """A lobby request for a table: answered here, or by the server that owns it."""
         for attempt in range(2):
@@ -234,31 +293,8 @@ class Registry:
                     raise
             if owner is None:
                 raise ApiError(404, "not_found", f"there is no table {table_id[:40]!r}")
-            return await self.serve_op(owner, op, args)
+            return await self.requests.serve(owner, op, args)
         raise ApiError(503, "busy", "this table is changing servers; try again")
-
-    async def serve_op(self, owner: TableOwner, op: str, args: dict[str, Any]) -> Any:
-        """A lobby request carried out by the table's owner (here, for a client of this
-        server or of another one)."""
-        if op == "summary":
-            return owner.summary()
-        if owner.status == "over":  # a finished table may be evicted: don't queue on it
-            raise ApiError(409, "started", "the game has already started")
-        if op == "join":
-            return await owner.call(owner.join, args["nickname"], args.get("secret"),
-                                    args.get("client"))
-        if op == "start":
-            if owner.status == "open" and self.playing_tables() >= self.limits.playing_tables:
-                raise ApiError(503, "busy", f"the server has {self.limits.playing_tables} "
-                                            f"games in play, its most; try again later")
-            self._starting += 1  # counted until it has started (or was refused)
-            try:
-                return await owner.call(owner.start_game, args["token"])
-            finally:
-                self._starting -= 1
-        if op == "remove":
-            return await owner.call(owner.remove, args["token"], int(args["seat"]))
-        raise ApiError(400, "bad_request", f"unknown request {op[:40]!r}")
 
     def add(self, owner: TableOwner) -> None:
         self._watch(owner)
@@ -295,11 +331,6 @@ class Registry:
             if table_id not in self.owners and await self.store.load(table_id) is None:
                 return table_id
 
-    def playing_tables(self) -> int:
-        """Games in play here (a sleeping one is not), with the starts under way."""
-        return self._starting + sum(1 for o in self.owners.values()
-                                    if o.status == "playing" and not o.asleep)
-
     async def expire(self, owner: TableOwner) -> bool:
         """Close a table waiting to start (it leaves the lobby, then memory)."""
         if not await owner.call(owner.expire):
@@ -327,6 +358,7 @@ class Registry:
                 log.exception("sweeping expired tables failed")
 
     async def close(self) -> None:
+        await cancel_all(self._cluster_tasks)
         if self.cluster is not None:
             await self.cluster.stop()
         for owner in list(self.owners.values()):
