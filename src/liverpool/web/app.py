@@ -13,7 +13,6 @@ import gc
 import json
 import logging
 import re
-import secrets
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -29,9 +28,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect
 
 from ..bots import LEVELS
-from ..rules import PRESET_NAMES, PRESETS, RulesError, RuleSet
+from ..rules import PRESET_NAMES, PRESETS, RuleSet
 from ..rulestext import PRESET_LINES, TOPICS, knob_form
 from .cluster import BROKER_DOWN, HeldElsewhere
+from .creation import check_startable, parse_create
 from .guard import Guard, Origins, client_of, network_key
 from .leases import LeaseStore, make_store
 from .limits import (
@@ -39,17 +39,13 @@ from .limits import (
     ApiError,
     Limits,
     RateLimiter,
-    check_level,
-    check_seconds,
-    check_timer,
-    check_web_rules,
     clean_nickname,
     json_depth_ok,
     secret_text,
 )
 from .ops import Ops
 from .registry import Registry
-from .seats import Conn, Settings, new_secret
+from .seats import Conn, Settings
 from .store import Store, StoreError
 from .table import TableOwner, handle
 
@@ -255,76 +251,15 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     async def create_table(request: Request) -> dict[str, Any]:
         client = client_of(request.scope)
         body = await _body(request, lim)
-        nickname = clean_nickname(body.get("nickname"), lim.nickname_max)
-        preset = body.get("rules", "standard")
-        if not isinstance(preset, str) or preset not in PRESET_NAMES:
-            raise ApiError(400, "bad_rules", f"unknown preset; choose one of "
-                                             f"{', '.join(PRESET_NAMES)}", "rules")
-        overrides = body.get("overrides") or {}
-        if not isinstance(overrides, dict) or len(overrides) > 64:
-            raise ApiError(400, "bad_rules", "overrides must be an object {knob: value}",
-                           "overrides")
-        try:
-            rules = RuleSet.preset(preset, overrides)
-        except (RulesError, TypeError, ValueError, OverflowError) as e:
-            knob = e.knob if isinstance(e, RulesError) else None
-            raise ApiError(400, "bad_rules", str(e)[:500],
-                           f"overrides.{knob}" if knob else "overrides") from None
-        check_web_rules(rules, lim)
-        seats_in = body.get("seats")
-        if not isinstance(seats_in, list) or not seats_in or len(seats_in) > 8:
-            raise ApiError(400, "bad_request", "seats must be a list, one entry per seat (at "
-                                               "most 8)", "seats")
-        seats: list[dict[str, Any]] = []
-        for i, s in enumerate(seats_in):
-            kind = s.get("kind") if isinstance(s, dict) else None
-            if kind == "human":
-                seats.append({"kind": "human", "level": None})
-            elif kind == "bot":
-                assert isinstance(s, dict)
-                seats.append({"kind": "bot", "level": check_level(
-                    s.get("level"), lim, commands, f"seats[{i}].level")})
-            else:
-                raise ApiError(400, "bad_request", f"seat {i}: kind must be \"human\" or "
-                                                   f"\"bot\"", f"seats[{i}].kind")
-        if seats[0]["kind"] != "human":
-            raise ApiError(400, "bad_request", "seat 0 is the host's: it must be human",
-                           "seats[0].kind")
-        try:
-            rules.check_players(len(seats))
-        except RulesError as e:
-            raise ApiError(400, "bad_rules", str(e), "seats") from None
-        public = body.get("public", False)
-        if not isinstance(public, bool):
-            raise ApiError(400, "bad_request", "public must be true or false", "public")
-        config: dict[str, Any] = {
-            "rules": preset, "overrides": rules.overrides_from(PRESETS[preset]),
-            "seats": seats, "turn_timer": check_timer(body.get("turn_timer"), "turn_timer", lim),
-            "buy_timer": check_timer(body.get("buy_timer"), "buy_timer", lim),
-            "buy_window": check_seconds(body.get("buy_window"), "buy_window", 60.0),
-            "hand_pause": check_seconds(body.get("hand_pause"), "hand_pause", 300.0),
-            "seed": secrets.randbits(48), "public": public,
-            "join_secret": new_secret()}
-        if "seed" in body or "deals" in body:
-            if not allow_seed:
-                raise ApiError(400, "bad_request", "this server does not take a seed or deals "
-                                                   "(they would show the host the cards)", "seed")
-            seed = body.get("seed", config["seed"])
-            if isinstance(seed, bool) or not isinstance(seed, int):
-                raise ApiError(400, "bad_request", "seed must be a whole number", "seed")
-            config["seed"] = seed
-            if body.get("deals") is not None:
-                config["deals"] = body["deals"]
+        create = parse_create(body, lim, commands, allow_seed=allow_seed)
         # the limits are counted last: a refused request costs the client nothing
         await rates.check("create", client)
         table_id = await registry.new_id()
         async with registry.capacity.admit(client, table_id, registry.expire) as marks:
-            try:  # the game must be creatable now, not fail at the start (off the event loop)
-                await asyncio.to_thread(TableOwner.check_config, config)
-            except (ValueError, TypeError) as e:
-                raise ApiError(400, "bad_request", str(e)[:500]) from None
-            owner, token = await TableOwner.create(the_store, settings, table_id, config,
-                                                   nickname, *marks)
+            # the game must be creatable now, not fail at the start (off the event loop)
+            await asyncio.to_thread(check_startable, create)
+            owner, token = await TableOwner.create(the_store, settings, table_id, create.config,
+                                                   create.host_name, *marks)
             registry.add(owner)
         return {"table": owner.summary(), "seat": 0, "token": token,
                 "join_secret": owner.join_secret, "share_url": owner.share_url(
