@@ -441,4 +441,4 @@ class Cluster:
             try:
                 await self._check_gateways()
             except Exception as e:
-                log.warning("watching relayed clients failed: %s", str(e)[:200])
+                log.warning("checking the gateways of remote clients failed: %s", str(e)[:200])

@@ -226,8 +226,12 @@ class Registry:
     async def _join(self, cluster: Cluster) -> None:
         """Link up with the other servers and take the tables none of them holds; from then
         on, take those whose server dies and let go of those another server took."""
-        await cluster.start()
-        await self.take_orphans(cluster, limit=None)
+        await cluster.start()  # its leases are renewed from now: a long take-over keeps them
+        try:
+            await self.take_orphans(cluster, limit=None)
+        except BaseException:
+            await cluster.stop()  # the server does not start: nothing of the cluster lingers
+            raise
         self._cluster_tasks = [
             asyncio.create_task(self._orphans_forever(cluster), name="lease-orphans"),
             asyncio.create_task(self._watch_relayed_forever(cluster), name="cluster-watch"),
