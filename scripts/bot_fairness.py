@@ -38,7 +38,7 @@ from typing import Any
 import httpx
 from websockets.asyncio.client import connect
 
-from liverpool.web.bench import _free_port, _wait_ready
+from liverpool.benchmarks.server import _free_port, _wait_ready
 
 HEAVY = "198.51.100.1"
 LIGHT = "203.0.113.9"

@@ -474,7 +474,7 @@ def main(args: argparse.Namespace) -> int:
     target = getattr(args, "target", "engine")
     if target in ("server", "peer"):
         import importlib  # the web stack (or OpenSpiel) loads only for its target
-        module = "liverpool.web.clusterbench" if target == "server" else "liverpool.peerbench"
+        module = "liverpool.benchmarks.cluster" if target == "server" else "liverpool.peerbench"
         return int(importlib.import_module(module).main(args))
     out = run(quick=bool(getattr(args, "quick", False)))
     if getattr(args, "json", False):

@@ -53,7 +53,7 @@ def free_port() -> int:
 # ---- PostgreSQL: one private server per test process (so per xdist worker) ----------------
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[str]:
-    from liverpool.web.clusterbench import postgres_bindir, private_postgres
+    from liverpool.benchmarks.cluster import postgres_bindir, private_postgres
     if postgres_bindir() is None:
         pytest.skip("PostgreSQL binaries are absent (Debian package postgresql; "
                     "scripts/test.sh installs it as root)")

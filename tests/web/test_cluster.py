@@ -330,7 +330,7 @@ async def test_redis_stopped_and_started_loses_nothing(pg_url: str,
 
 def test_the_bench_of_several_servers_kills_one_and_counts_what_was_lost(
         pg_url: str, redis_server: RedisServer) -> None:
-    from liverpool.web.clusterbench import run
+    from liverpool.benchmarks.cluster import run
     out = run(2, 6, 0.3, 10.0, kill_one=True, pg=pg_url, redis_url=redis_server.url,
               warmup=1.0)
     for key in ("servers", "tables", "actions_per_s", "latency_p50_ms", "latency_p99_ms",
@@ -348,7 +348,7 @@ def test_the_bench_of_several_servers_counts_refused_starts_and_tables_that_neve
         pg_url: str, redis_server: RedisServer) -> None:
     """Each server lets one game play: of 3 tables, the second of the first server is refused
     its start (an error, not retried: no server was killed) and never plays."""
-    from liverpool.web.clusterbench import run, shortfall
+    from liverpool.benchmarks.cluster import run, shortfall
     out = run(2, 3, 0.1, 1.0, pg=pg_url, redis_url=redis_server.url, warmup=0.5,
               keep={"playing_tables": "1"})
     assert out["tables"] == 3 and out["tables_playing"] == 2
@@ -362,8 +362,8 @@ async def test_after_a_kill_the_bench_retries_unanswered_and_busy_lobby_requests
     """Once a server was killed, a lobby request not answered or answered 503 goes again
     through the next live server, counted apart from errors; before, or for any other
     refusal, it is an error."""
-    from liverpool.web.bench import Refused, Stats
-    from liverpool.web.clusterbench import _lobby
+    from liverpool.benchmarks.cluster import _lobby
+    from liverpool.benchmarks.server import Refused, Stats
     calls: list[str] = []
 
     def answer(request: httpx.Request) -> httpx.Response:
@@ -393,7 +393,7 @@ async def test_after_a_kill_the_bench_retries_unanswered_and_busy_lobby_requests
 
 
 def test_ctrl_c_stops_the_bench_of_servers_with_its_postgres_and_redis_at_once() -> None:
-    from liverpool.web.clusterbench import postgres_bindir
+    from liverpool.benchmarks.cluster import postgres_bindir
     if postgres_bindir() is None or shutil.which("redis-server") is None:
         pytest.skip("the private PostgreSQL and Redis need Debian's postgresql, redis-server")
     bench, kids, sent = interrupt_when_serving(
@@ -445,6 +445,7 @@ async def test_a_client_relayed_while_the_owners_are_looked_up_is_not_sent_away(
     that arrives during that look-up was not part of it and must not be taken for moved."""
     from liverpool.web.cluster import Cluster, Proxy
     from liverpool.web.seats import Conn
+    from liverpool.web.tablerequests import TableRequests
 
     class Store:
         server_id = "gw"
@@ -460,15 +461,12 @@ async def test_a_client_relayed_while_the_owners_are_looked_up_is_not_sent_away(
             await asyncio.sleep(0)
             return {t: "owner" for t in ids}
 
-    async def nothing(*_: Any) -> Any:
-        return None
-
     store = Store()
-    cluster = Cluster(store, None, dict, nothing, nothing, nothing)  # type: ignore[arg-type]
+    cluster = Cluster(store, None, {}, TableRequests({}, Limits()))  # type: ignore[arg-type]
     store.cluster = cluster
     first = Proxy(Conn(), "t1", "owner")
     cluster.proxies[first.cid] = first
-    await cluster._watch_proxies()
+    cluster.send_moved(await cluster.look_at_relayed())
     assert not any(p.conn.closed for p in cluster.proxies.values())
     assert len(cluster.proxies) == 2
 
@@ -660,7 +658,7 @@ async def test_a_request_during_a_take_over_waits_for_it_and_gets_the_one_owner(
         pg_url: str) -> None:
     """A dead server's table is taken over in bulk while a client asks for it: both get the
     same owner, built once, under the new lease."""
-    from liverpool.web.app import Registry
+    from liverpool.web.registry import Registry
     from liverpool.web.seats import Settings
     url = pg_url.replace("postgresql://", "postgresql+psycopg://")
     dead = LeaseStore(url, "dead", ttl=0.3)

@@ -40,12 +40,13 @@ from liverpool.bots.expert import ExpertBot
 from liverpool.engine import Game, Phase
 from liverpool.outofturn import after_silence
 from liverpool.rules import PRESET_NAMES, RuleSet
+from liverpool.web import creation
 from liverpool.web import seats as seats_mod
+from liverpool.web.creation import check_web_rules
 from liverpool.web.guard import Origins, client_of
-from liverpool.web.limits import Limits, check_web_rules
+from liverpool.web.limits import Limits
 from liverpool.web.seats import hash_token
 from liverpool.web.store import StoredEvent, StoredTable
-from liverpool.web.table import TableOwner
 
 from .conftest import (
     RELAXED,
@@ -277,7 +278,7 @@ OPTIONS = [
 async def test_rule_options_are_bounded_before_any_game_is_built(
         sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[Any] = []
-    monkeypatch.setattr(TableOwner, "check_config", staticmethod(built.append))
+    monkeypatch.setattr(creation, "check_config", built.append)
     async with serve(sqlite_url) as srv, unchanged(srv):
         for overrides, knob in OPTIONS:
             r = await post_json(srv, "/api/tables", {"nickname": "Ann", "seats": human_seats(3),
@@ -313,7 +314,7 @@ COSTLY_RULES = [
 async def test_rules_whose_legal_listing_is_costly_are_refused(
         sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[Any] = []
-    monkeypatch.setattr(TableOwner, "check_config", staticmethod(built.append))
+    monkeypatch.setattr(creation, "check_config", built.append)
     seats = [{"kind": "human"}] + [{"kind": "bot", "level": "random"}] * 7
     async with serve(sqlite_url) as srv, unchanged(srv):
         for overrides, knobs in COSTLY_RULES:
@@ -369,7 +370,7 @@ async def test_a_game_is_built_off_the_event_loop(sqlite_url: str,
     """While a (large but allowed) game is being built for a new table, the server answers
     others: building happens in a thread, never on the event loop."""
     building, release, returned = threading.Event(), threading.Event(), threading.Event()
-    real = TableOwner.check_config
+    real = creation.check_config
 
     def slow_check(config: dict[str, Any]) -> None:
         building.set()
@@ -377,7 +378,7 @@ async def test_a_game_is_built_off_the_event_loop(sqlite_url: str,
         real(config)
         returned.set()
 
-    monkeypatch.setattr(TableOwner, "check_config", staticmethod(slow_check))
+    monkeypatch.setattr(creation, "check_config", slow_check)
     async with serve(sqlite_url) as srv:
         create = asyncio.create_task(srv.http.post("/api/tables", json={
             "nickname": "Ann", "seats": human_seats(8),

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from liverpool.rules import PRESET_NAMES
-from liverpool.web.app import STATIC
+from liverpool.web.routes_pages import STATIC
 
 from .conftest import play_turns, serve
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from liverpool.web.bench import (
+from liverpool.benchmarks.server import (
     KEPT_LIMITS,
     Refused,
     bench_env,

@@ -1,423 +1,38 @@
-"""The ASGI application of ``liverpool serve``: pages, the HTTP API and the table websocket.
+"""The ASGI application of ``liverpool serve``: the shared objects of one server, assembled
+with the routes of its pages, lobby, tables and operations.
 
-Domain words: *lobby* (creating, listing and joining tables), *registry* (the owners of the
-tables this process serves, loaded from the store at start-up or on first use), *message* (one
-JSON object on the websocket, ``docs/web-protocol.md``).
+Domain words: *context* (``ServerContext``: what every route of one server shares, kept on
+``app.state.context``), *lifespan* (the server's start, when tables are rebuilt or taken over,
+and its stop, when they are let go), *gc tidy* (the garbage collector's short, frequent
+collections that keep the tables' pauses short).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
-import gzip
-import json
 import logging
 import re
-import secrets
-import time
-from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from importlib import metadata
-from pathlib import Path
-from typing import Any
 
-from fastapi import FastAPI, Request, WebSocket
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
-from fastapi.staticfiles import StaticFiles
+from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.websockets import WebSocketDisconnect
 
 from ..bots import LEVELS
-from ..rules import PRESET_NAMES, PRESETS, RulesError, RuleSet
-from ..rulestext import PRESET_LINES, TOPICS, knob_form
-from .capacity import Capacity
-from .cluster import BROKER_DOWN, Cluster, HeldElsewhere
-from .guard import Guard, Origins, client_of, network_key
+from . import routes_lobby, routes_ops, routes_pages, routes_tables
+from .context import ServerContext
+from .guard import Guard, Origins
 from .leases import LeaseStore, make_store
-from .limits import (
-    TABLE_ID,
-    ApiError,
-    Limits,
-    RateLimiter,
-    check_level,
-    check_seconds,
-    check_timer,
-    check_web_rules,
-    clean_nickname,
-    json_depth_ok,
-    secret_text,
-)
+from .limits import ApiError, Limits, RateLimiter
 from .ops import Ops
-from .replay import replay_steps
-from .seats import Conn, Settings, new_secret
-from .store import Store, StoredTable, StoreError
-from .table import TableOwner, handle
+from .registry import Registry
+from .seats import Settings
+from .store import Store, StoreError
 
 log = logging.getLogger("liverpool.web")
-
-STATIC = Path(__file__).parent / "static"
-REPLAYS_KEPT = 32
-SWEEP_EVERY = 30.0  # seconds between looks for tables that were never started in time
-
-_FALLBACK_PAGE = """<!doctype html><meta charset="utf-8"><title>Liverpool</title>
-<p>The Liverpool server is running, but its browser front end is not installed
-(<code>liverpool/web/static/index.html</code> is missing). The API is at <code>/api/</code>.</p>
-"""
-
-
-class Registry:
-    """The table owners of this process, by table id."""
-
-    def __init__(self, store: Store, settings: Settings, evict_after: float = 60.0,
-                 redis_url: str | None = None) -> None:
-        self.store = store
-        self.settings = settings
-        self.limits = settings.limits
-        self.evict_after = evict_after
-        self.owners: dict[str, TableOwner] = {}
-        self.sockets: dict[str, int] = {}  # open websockets per client address
-        self.network_sockets: dict[str, int] = {}  # and per network (guard.network_key)
-        self.broken: set[str] = set()  # tables that could not be rebuilt (not tried again)
-        self._starting = 0  # starts asked of this server's tables and not yet done
-        self._stopping: set[asyncio.Task[None]] = set()
-        self._loading: dict[str, asyncio.Future[TableOwner | None]] = {}
-        # finished games' replays, encoded (plain, gzip), most recently asked last
-        self.replays: OrderedDict[str, asyncio.Future[tuple[bytes, bytes]]] = OrderedDict()
-        # several servers on one PostgreSQL database: leases, take-overs, relayed clients
-        self.cluster: Cluster | None = None
-        if isinstance(store, LeaseStore):
-            counted = settings.metrics
-            self.cluster = Cluster(store, redis_url, lambda: self.owners, self.adopt, self.drop,
-                                   self.serve_op,
-                                   None if counted is None else counted.broker_error)
-        self.capacity = Capacity(self.limits, lambda: list(self.owners.values()), self.cluster)
-
-    async def replay(self, owner: TableOwner) -> tuple[bytes, bytes]:
-        """A finished table's replay as JSON bytes and gzipped, computed once (in a thread:
-        a long game takes a few hundred milliseconds) and kept for the last few tables."""
-        fut = self.replays.get(owner.id)
-        if fut is None:
-            fut = asyncio.get_running_loop().create_future()
-            self.replays[owner.id] = fut
-            while len(self.replays) > REPLAYS_KEPT:
-                self.replays.popitem(last=False)
-            try:
-                fut.set_result(await asyncio.to_thread(_encode_replay, owner.record(),
-                                                        self.settings.limits.search_budget))
-            except Exception as e:
-                self.replays.pop(owner.id, None)
-                fut.set_exception(e)
-                fut.exception()  # seen here: a failure is not logged again as unretrieved
-                raise
-        self.replays.move_to_end(owner.id)
-        return await asyncio.shield(fut)
-
-    async def resume_all(self) -> None:
-        """Rebuild every table still open or playing. One that cannot be rebuilt is marked
-        ``broken`` and logged; the server serves everything else. (On a shared database the
-        cluster takes the tables no live server holds, instead.)"""
-        if self.cluster is not None:
-            await self.cluster.start()
-            return
-        for table_id in await self.store.active_ids():
-            try:
-                await self.get(table_id)
-            except ApiError:
-                with contextlib.suppress(StoreError):
-                    await self.store.set_status(table_id, "broken")
-
-    async def get(self, table_id: str) -> TableOwner | None:
-        """The owner of a table, loaded here if need be; None if there is no such table.
-        On a shared database, raises ``HeldElsewhere`` when another live server owns it."""
-        owner = self.owners.get(table_id)
-        if owner is not None:
-            return owner
-        if table_id in self.broken:
-            raise ApiError(503, "broken", "this table cannot be rebuilt from what is stored; "
-                                          "the server's log says why")
-        if table_id in self._loading:  # another request is loading it
-            return await asyncio.shield(self._loading[table_id])
-        fut: asyncio.Future[TableOwner | None] = asyncio.get_running_loop().create_future()
-        self._loading[table_id] = fut
-        try:
-            stored = await self._load_leased(table_id)
-            owner = None if stored is None else await self._build(stored)
-            fut.set_result(owner)
-            return owner
-        except Exception as e:
-            fut.set_exception(e)
-            fut.exception()  # the waiters, if any, get it; nobody else needs to be told
-            raise
-        finally:
-            del self._loading[table_id]
-
-    async def _build(self, stored: StoredTable) -> TableOwner:
-        """A table's owner rebuilt from what is stored, serving from now on."""
-        table_id = stored.id
-        # replaying a long game's events takes a while: never on the event loop
-        try:
-            owner = await asyncio.to_thread(TableOwner, stored, self.store, self.settings)
-        except Exception as e:
-            self.broken.add(table_id)
-            await self._release(table_id)
-            log.warning("table %s cannot be rebuilt from its stored events: %s: %s",
-                        table_id, type(e).__name__, str(e)[:300])
-            raise ApiError(503, "broken", "this table cannot be rebuilt from what is "
-                                          "stored; the server's log says why") from None
-        self._watch(owner)
-        self.owners[table_id] = owner
-        owner.start()
-        if owner.finished:
-            if stored.status != "over":
-                with contextlib.suppress(StoreError):  # the events say it is over
-                    await self.store.set_status(table_id, "over")
-            self.on_idle(owner)
-        return owner
-
-    async def adopt(self, table_ids: list[str]) -> int:
-        """Claim and rebuild tables whose server died, in one claim and one read for all (a
-        request for one of them meanwhile waits for it); how many this server took."""
-        assert isinstance(self.store, LeaseStore)
-        loop = asyncio.get_running_loop()
-        mine = [t for t in table_ids if t not in self.owners and t not in self._loading
-                and t not in self.broken]
-        futs: dict[str, asyncio.Future[TableOwner | None]] = {}
-        for t in mine:
-            futs[t] = self._loading[t] = loop.create_future()
-        taken = 0
-        try:
-            claimed = await self.store.claim_many(mine)
-            stored = await self.store.load_many(list(claimed)) if claimed else {}
-            others = await self.store.holders([t for t in mine if t not in claimed])
-            for t in mine:
-                fut = futs[t]
-                if t in stored:
-                    try:
-                        fut.set_result(await self._build(stored[t]))
-                        taken += 1
-                    except ApiError as e:
-                        fut.set_exception(e)
-                elif t in others:  # another server was quicker
-                    fut.set_exception(HeldElsewhere(others[t]))
-                else:
-                    fut.set_result(None)
-                fut.exception()  # looked at here: the waiters, if any, get it; nobody else
-        finally:
-            for t, fut in futs.items():
-                if not fut.done():
-                    fut.set_exception(ApiError(503, "busy", "this table is changing servers; "
-                                                            "try again"))
-                    fut.exception()
-                del self._loading[t]
-        return taken
-
-    async def _load_leased(self, table_id: str) -> StoredTable | None:
-        """A table's stored form. On a shared database, a table in play is claimed first
-        (its lease makes this server its one owner); a finished one is read as it is."""
-        if not isinstance(self.store, LeaseStore):
-            return await self.store.load(table_id)
-        status = await self.store.status_of(table_id)
-        if status is None:
-            return None
-        if status in ("open", "playing") and table_id not in self.store.epochs:
-            # a read first: most requests for a table owned elsewhere need no write
-            holder = await self.store.holder(table_id)
-            if holder is not None and holder != self.store.server_id:
-                raise HeldElsewhere(holder)
-            if await self.store.claim(table_id) is None:  # another server was quicker
-                holder = await self.store.holder(table_id)
-                if holder is not None:
-                    raise HeldElsewhere(holder)
-                raise ApiError(503, "busy", "this table is changing servers; try again")
-        return await self.store.load(table_id)
-
-    async def _release(self, table_id: str) -> None:
-        if isinstance(self.store, LeaseStore) and table_id in self.store.epochs:
-            with contextlib.suppress(Exception):
-                await self.store.release(table_id)
-
-    async def drop(self, table_id: str, code: int, reason: str) -> None:
-        """Stop serving a table here (another server owns it now): its clients are closed
-        with ``code`` and reconnect to wherever it is served."""
-        owner = self.owners.pop(table_id, None)
-        if owner is None:
-            return
-        for c in list(owner.conns):
-            c.close(code, reason)
-        await owner.stop()
-
-    async def table_op(self, table_id: str, op: str, args: dict[str, Any]) -> Any:
-        """A lobby request for a table: answered here, or by the server that owns it."""
-        for attempt in range(2):
-            try:
-                owner = await self.get(table_id) if TABLE_ID.fullmatch(table_id) else None
-            except HeldElsewhere as e:
-                if self.cluster is None or not self.cluster.relaying:
-                    raise ApiError(503, "elsewhere", "this table is served by another server "
-                                                     "that this one cannot reach now; try "
-                                                     "again in a few seconds") from None
-                try:
-                    return await self.cluster.call(e.server, table_id, op, args)
-                except ApiError as refused:
-                    if refused.code == "moved" and attempt == 0:
-                        continue
-                    raise
-            if owner is None:
-                raise ApiError(404, "not_found", f"there is no table {table_id[:40]!r}")
-            return await self.serve_op(owner, op, args)
-        raise ApiError(503, "busy", "this table is changing servers; try again")
-
-    async def serve_op(self, owner: TableOwner, op: str, args: dict[str, Any]) -> Any:
-        """A lobby request carried out by the table's owner (here, for a client of this
-        server or of another one)."""
-        if op == "summary":
-            return owner.summary()
-        if owner.status == "over":  # a finished table may be evicted: don't queue on it
-            raise ApiError(409, "started", "the game has already started")
-        if op == "join":
-            return await owner.call(owner.join, args["nickname"], args.get("secret"),
-                                    args.get("client"))
-        if op == "start":
-            if owner.status == "open" and self.playing_tables() >= self.limits.playing_tables:
-                raise ApiError(503, "busy", f"the server has {self.limits.playing_tables} "
-                                            f"games in play, its most; try again later")
-            self._starting += 1  # counted until it has started (or was refused)
-            try:
-                return await owner.call(owner.start_game, args["token"])
-            finally:
-                self._starting -= 1
-        if op == "remove":
-            return await owner.call(owner.remove, args["token"], int(args["seat"]))
-        raise ApiError(400, "bad_request", f"unknown request {op[:40]!r}")
-
-    def add(self, owner: TableOwner) -> None:
-        self._watch(owner)
-        self.owners[owner.id] = owner
-        owner.start()
-
-    def _watch(self, owner: TableOwner) -> None:
-        owner.on_idle = self.on_idle
-
-    def on_idle(self, owner: TableOwner) -> None:
-        """A finished table may have nobody left: look again after a while, and if it is
-        still idle, let it go (its events stay in the store; the next request reloads it)."""
-        asyncio.get_running_loop().call_later(self.evict_after, self._evict, owner)
-
-    def _evict(self, owner: TableOwner) -> None:
-        if self.owners.get(owner.id) is not owner:
-            return
-        if not owner.idle():
-            if owner.finished and owner.sockets == 0:
-                self.on_idle(owner)  # still busy with its last messages: later
-            return
-        del self.owners[owner.id]  # from now on a request loads a fresh owner
-        task = asyncio.create_task(self._stop_evicted(owner))
-        self._stopping.add(task)
-        task.add_done_callback(self._stopping.discard)
-
-    async def _stop_evicted(self, owner: TableOwner) -> None:
-        await owner.stop()
-        await self._release(owner.id)
-
-    async def new_id(self) -> str:
-        while True:
-            table_id = secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
-            if table_id not in self.owners and await self.store.load(table_id) is None:
-                return table_id
-
-    def playing_tables(self) -> int:
-        """Games in play here (a sleeping one is not), with the starts under way."""
-        return self._starting + sum(1 for o in self.owners.values()
-                                    if o.status == "playing" and not o.asleep)
-
-    async def expire(self, owner: TableOwner) -> bool:
-        """Close a table waiting to start (it leaves the lobby, then memory)."""
-        if not await owner.call(owner.expire):
-            return False
-        self.on_idle(owner)
-        return True
-
-    async def sweep(self) -> None:
-        """Close the tables nobody started in time, or that nobody has sat at for
-        ``idle_table_ttl`` (they leave the lobby and memory)."""
-        for owner in self.capacity.due_to_expire():
-            with contextlib.suppress(Exception):
-                await self.expire(owner)
-        for owner in self.capacity.due_to_sleep():
-            with contextlib.suppress(Exception):
-                await owner.call(owner.sleep)
-
-    async def sweep_forever(self) -> None:
-        while True:
-            shortest = min(self.limits.open_table_ttl, self.limits.idle_table_ttl)
-            await asyncio.sleep(min(SWEEP_EVERY, max(0.05, shortest / 4)))
-            try:
-                await self.sweep()
-            except Exception:
-                log.exception("sweeping expired tables failed")
-
-    async def close(self) -> None:
-        if self.cluster is not None:
-            await self.cluster.stop()
-        for owner in list(self.owners.values()):
-            await owner.stop()
-        self.owners.clear()
-        for task in list(self._stopping):
-            await task
-
-
-def _encode_replay(record: dict[str, Any], search_budget: int) -> tuple[bytes, bytes]:
-    data = json.dumps(replay_steps(record, search_budget),
-                      separators=(",", ":")).encode("utf-8")
-    return data, gzip.compress(data, 6)
-
-
-def _error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": code, "message": message}, status_code=status)
-
-
-def _api_error(exc: ApiError) -> JSONResponse:
-    headers = {"retry-after": str(exc.retry_after)} if exc.retry_after is not None else None
-    return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
-
-
-def _package_version() -> str:
-    try:
-        return metadata.version("liverpool-rummy")
-    except metadata.PackageNotFoundError:
-        return "0"
-
-
-async def _body(request: Request, limits: Limits) -> dict[str, Any]:
-    """The request's JSON object, read within the limits: a declared size over the limit was
-    refused by the guard; an undeclared one is cut off as it comes; a body that trickles in
-    is given up after ``body_timeout``."""
-    chunks: list[bytes] = []
-    size = 0
-    try:
-        async with asyncio.timeout(limits.body_timeout):
-            async for chunk in request.stream():
-                size += len(chunk)
-                if size > limits.max_body:
-                    raise ApiError(413, "too_large",
-                                   f"a request body has at most {limits.max_body} bytes")
-                chunks.append(chunk)
-    except TimeoutError:
-        raise ApiError(408, "slow_body", f"the request body did not arrive within "
-                                         f"{limits.body_timeout:g} s") from None
-    raw = b"".join(chunks)
-    try:
-        body = json.loads(raw or b"{}")
-    except (ValueError, RecursionError) as e:  # also numbers of over 4,300 digits
-        raise ApiError(400, "bad_json", f"the body is not JSON: {str(e)[:200]}") from None
-    if not isinstance(body, dict):
-        raise ApiError(400, "bad_request", "the body must be a JSON object")
-    if not json_depth_ok(body):
-        raise ApiError(400, "bad_json", "the body nests lists and objects too deep")
-    return body
 
 
 def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None = None,
@@ -447,17 +62,18 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
             raise ValueError(f"bot name {name!r}: use letters, digits, _ . - (not a built-in "
                              f"level)")
     lim = limits or Limits.from_env()
-    where = origins or Origins()
     ops = Ops()  # /healthz, /readyz, /metrics (docs/deploy.md)
     settings = Settings(grace=grace, bot_think=bot_think, bot_commands=commands, limits=lim,
-                        origins=where, buy_window=buy_window, hand_pause=hand_pause,
-                        metrics=ops.metrics)
+                        origins=origins or Origins(), buy_window=buy_window,
+                        hand_pause=hand_pause, metrics=ops.metrics)
     the_store = store or make_store(db_url, server_id)
     if redis_url and not isinstance(the_store, LeaseStore):
         raise ValueError("--redis needs a PostgreSQL database (--db postgresql://...): "
                          "servers share their tables through it")
     registry = Registry(the_store, settings, evict_after, redis_url)
-    rates = RateLimiter(lim, shared=redis_url)
+    context = ServerContext(settings=settings, store=the_store, registry=registry,
+                            rates=RateLimiter(lim, shared=redis_url), ops=ops,
+                            allow_seed=allow_seed)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -484,338 +100,55 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
 
     app = FastAPI(title="Liverpool", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url=None)
+    app.state.context = context
+    # (also by name, for the command and the tests)
     app.state.registry = registry
     app.state.store = the_store
     app.state.limits = lim
-    app.add_middleware(Guard, limits=lim, origins=where, rates=rates)
-    ops.install(app, the_store, lambda: [o.status for o in registry.owners.values()],
-                lambda: sum(registry.sockets.values()))
-
-    @app.exception_handler(ApiError)
-    async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
-        return _api_error(exc)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        codes = {404: "not_found", 405: "method_not_allowed"}
-        return _error(exc.status_code, codes.get(exc.status_code, "bad_request"),
-                      str(exc.detail)[:200])
-
-    @app.exception_handler(RequestValidationError)
-    async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        where = [".".join(str(x) for x in e.get("loc", ())) for e in exc.errors()]
-        return _error(400, "bad_request", f"not a valid request: {', '.join(where)[:200]}")
-
-    @app.exception_handler(StoreError)
-    async def store_error(_request: Request, exc: StoreError) -> JSONResponse:
-        log.warning("store: %s", exc)  # not to the client: it may quote other tables' rows
-        return _error(503, "storage", "the database did not store the change, so nothing "
-                                      "changed; try again")
-
-    def page() -> Response:
-        index = STATIC / "index.html"
-        if index.is_file():
-            return FileResponse(index, media_type="text/html")
-        return HTMLResponse(_FALLBACK_PAGE)
-
-    @app.get("/", include_in_schema=False)
-    async def lobby_page() -> Response:
-        return page()
-
-    @app.get("/t/{table_id}", include_in_schema=False)
-    async def table_page(table_id: str) -> Response:
-        return page()
-
-    @app.get("/replay/{table_id}", include_in_schema=False)
-    async def replay_page(table_id: str) -> Response:
-        return page()
-
-    app.mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static")
-
-    @app.get("/api/config")
-    async def config() -> dict[str, Any]:
-        return {"presets": {name: PRESETS[name].to_json() for name in PRESET_NAMES},
-                # words for people: a line per preset, each knob's topic and label
-                "preset_lines": dict(PRESET_LINES),
-                "knobs": [{key: row[key] for key in ("knob", "topic", "label")}
-                          for row in knob_form(RuleSet())],
-                "topics": list(TOPICS),
-                "levels": [*LEVELS, *commands], "limits": lim.public(),
-                "version": _package_version()}
-
-    async def owner_of(table_id: str) -> TableOwner:
-        """A finished table's owner (records and replays): loaded on any server."""
-        try:
-            owner = await registry.get(table_id) if TABLE_ID.fullmatch(table_id) else None
-        except HeldElsewhere:  # so it is still in play
-            raise ApiError(403, "not_over", "the game is not over yet") from None
-        if owner is None:
-            raise ApiError(404, "not_found", f"there is no table {table_id[:40]!r}")
-        return owner
-
-    async def _known(table_id: str) -> None:
-        """Refuse a request for a table that does not exist before reading its body (the
-        table is found again, here or on its server, when the request is carried out)."""
-        with contextlib.suppress(HeldElsewhere):
-            if not TABLE_ID.fullmatch(table_id) or await registry.get(table_id) is None:
-                raise ApiError(404, "not_found", f"there is no table {table_id[:40]!r}")
-
-    def link_base(request: Request) -> str:
-        return where.link_base(request.url.scheme, request.headers.get("host", ""))
-
-    @app.post("/api/tables", status_code=201)
-    async def create_table(request: Request) -> dict[str, Any]:
-        client = client_of(request.scope)
-        body = await _body(request, lim)
-        nickname = clean_nickname(body.get("nickname"), lim.nickname_max)
-        preset = body.get("rules", "standard")
-        if not isinstance(preset, str) or preset not in PRESET_NAMES:
-            raise ApiError(400, "bad_rules", f"unknown preset; choose one of "
-                                             f"{', '.join(PRESET_NAMES)}", "rules")
-        overrides = body.get("overrides") or {}
-        if not isinstance(overrides, dict) or len(overrides) > 64:
-            raise ApiError(400, "bad_rules", "overrides must be an object {knob: value}",
-                           "overrides")
-        try:
-            rules = RuleSet.preset(preset, overrides)
-        except (RulesError, TypeError, ValueError, OverflowError) as e:
-            knob = e.knob if isinstance(e, RulesError) else None
-            raise ApiError(400, "bad_rules", str(e)[:500],
-                           f"overrides.{knob}" if knob else "overrides") from None
-        check_web_rules(rules, lim)
-        seats_in = body.get("seats")
-        if not isinstance(seats_in, list) or not seats_in or len(seats_in) > 8:
-            raise ApiError(400, "bad_request", "seats must be a list, one entry per seat (at "
-                                               "most 8)", "seats")
-        seats: list[dict[str, Any]] = []
-        for i, s in enumerate(seats_in):
-            kind = s.get("kind") if isinstance(s, dict) else None
-            if kind == "human":
-                seats.append({"kind": "human", "level": None})
-            elif kind == "bot":
-                assert isinstance(s, dict)
-                seats.append({"kind": "bot", "level": check_level(
-                    s.get("level"), lim, commands, f"seats[{i}].level")})
-            else:
-                raise ApiError(400, "bad_request", f"seat {i}: kind must be \"human\" or "
-                                                   f"\"bot\"", f"seats[{i}].kind")
-        if seats[0]["kind"] != "human":
-            raise ApiError(400, "bad_request", "seat 0 is the host's: it must be human",
-                           "seats[0].kind")
-        try:
-            rules.check_players(len(seats))
-        except RulesError as e:
-            raise ApiError(400, "bad_rules", str(e), "seats") from None
-        public = body.get("public", False)
-        if not isinstance(public, bool):
-            raise ApiError(400, "bad_request", "public must be true or false", "public")
-        config: dict[str, Any] = {
-            "rules": preset, "overrides": rules.overrides_from(PRESETS[preset]),
-            "seats": seats, "turn_timer": check_timer(body.get("turn_timer"), "turn_timer", lim),
-            "buy_timer": check_timer(body.get("buy_timer"), "buy_timer", lim),
-            "buy_window": check_seconds(body.get("buy_window"), "buy_window", 60.0),
-            "hand_pause": check_seconds(body.get("hand_pause"), "hand_pause", 300.0),
-            "seed": secrets.randbits(48), "public": public,
-            "join_secret": new_secret()}
-        if "seed" in body or "deals" in body:
-            if not allow_seed:
-                raise ApiError(400, "bad_request", "this server does not take a seed or deals "
-                                                   "(they would show the host the cards)", "seed")
-            seed = body.get("seed", config["seed"])
-            if isinstance(seed, bool) or not isinstance(seed, int):
-                raise ApiError(400, "bad_request", "seed must be a whole number", "seed")
-            config["seed"] = seed
-            if body.get("deals") is not None:
-                config["deals"] = body["deals"]
-        # the limits are counted last: a refused request costs the client nothing
-        await rates.check("create", client)
-        table_id = await registry.new_id()
-        async with registry.capacity.admit(client, table_id, registry.expire) as marks:
-            try:  # the game must be creatable now, not fail at the start (off the event loop)
-                await asyncio.to_thread(TableOwner.check_config, config)
-            except (ValueError, TypeError) as e:
-                raise ApiError(400, "bad_request", str(e)[:500]) from None
-            owner, token = await TableOwner.create(the_store, settings, table_id, config,
-                                                   nickname, *marks)
-            registry.add(owner)
-        return {"table": owner.summary(), "seat": 0, "token": token,
-                "join_secret": owner.join_secret, "share_url": owner.share_url(
-                    link_base(request))}
-
-    @app.get("/api/tables")
-    async def list_tables(offset: int = 0, limit: int | None = None) -> dict[str, Any]:
-        """Public tables open or playing, newest first, a page at a time."""
-        size = lim.lobby_page if limit is None else max(1, min(limit, lim.lobby_page))
-        start = max(0, offset)
-        if registry.cluster is not None:  # every server's tables, from the database
-            return await registry.cluster.lobby(start, size)
-        owners = [o for o in registry.owners.values()
-                  if o.public and o.status in ("open", "playing")]
-        owners.sort(key=lambda o: o.created, reverse=True)
-        page: list[dict[str, Any]] = []
-        for o in owners[start:start + size]:
-            try:  # one table that cannot be shown never breaks the list
-                summary = o.summary(full=False)
-                json.dumps(summary, ensure_ascii=False).encode("utf-8")
-                page.append(summary)
-            except Exception:
-                log.exception("table %s cannot be listed", o.id)
-        return {"tables": page, "total": len(owners), "offset": start, "limit": size}
-
-    @app.get("/api/tables/{table_id}")
-    async def get_table(table_id: str) -> dict[str, Any]:
-        result: dict[str, Any] = await registry.table_op(table_id, "summary", {})
-        return result
-
-    @app.post("/api/tables/{table_id}/join")
-    async def join(table_id: str, request: Request) -> dict[str, Any]:
-        await _known(table_id)
-        body = await _body(request, lim)
-        nickname = clean_nickname(body.get("nickname"), lim.nickname_max)
-        secret = secret_text(body.get("secret"))
-        client = client_of(request.scope)
-        await rates.check("join", client)
-        result: dict[str, Any] = await registry.table_op(
-            table_id, "join", {"nickname": nickname, "secret": secret, "client": client})
-        return result
-
-    @app.post("/api/tables/{table_id}/start")
-    async def start(table_id: str, request: Request) -> dict[str, Any]:
-        await _known(table_id)
-        token = secret_text((await _body(request, lim)).get("token"))
-        if token is None:
-            raise ApiError(403, "bad_token", "the host's token is needed to start", "token")
-        await rates.check("start", client_of(request.scope))
-        result: dict[str, Any] = await registry.table_op(table_id, "start", {"token": token})
-        return result
-
-    @app.post("/api/tables/{table_id}/remove")
-    async def remove(table_id: str, request: Request) -> dict[str, Any]:
-        await _known(table_id)
-        body = await _body(request, lim)
-        token = secret_text(body.get("token"))
-        if token is None:
-            raise ApiError(403, "bad_token", "a seat's token is needed", "token")
-        seat = body.get("seat")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 8:
-            raise ApiError(400, "bad_request", "seat must be a seat number", "seat")
-        await rates.check("start", client_of(request.scope))
-        result: dict[str, Any] = await registry.table_op(table_id, "remove",
-                                                         {"token": token, "seat": seat})
-        return result
-
-    @app.get("/api/tables/{table_id}/record")
-    async def record(table_id: str) -> dict[str, Any]:
-        owner = await owner_of(table_id)
-        if owner.status != "over":
-            raise ApiError(403, "not_over", "the record is shown once the game is over")
-        return owner.record()
-
-    @app.get("/api/tables/{table_id}/replay")
-    async def replay(table_id: str, request: Request) -> Response:
-        owner = await owner_of(table_id)
-        if owner.status != "over":
-            raise ApiError(403, "not_over", "the replay is shown once the game is over")
-        if owner.id not in registry.replays:  # building one costs; a kept one does not
-            await rates.check("replay", client_of(request.scope))
-        plain, packed = await registry.replay(owner)
-        if "gzip" in request.headers.get("accept-encoding", ""):
-            return Response(packed, media_type="application/json",
-                            headers={"content-encoding": "gzip", "vary": "accept-encoding"})
-        return Response(plain, media_type="application/json", headers={"vary": "accept-encoding"})
-
-    @app.websocket("/ws/{table_id}")
-    async def table_socket(ws: WebSocket, table_id: str) -> None:
-        client = client_of(ws.scope)
-        net = network_key(client)
-        counts = ((registry.sockets, client), (registry.network_sockets, net))
-        if registry.sockets.get(client, 0) >= lim.sockets_per_client:
-            await ws.close(code=4429, reason="too many connections from one address")
-            return
-        if registry.network_sockets.get(net, 0) >= lim.sockets_per_network:
-            await ws.close(code=4429, reason="too many connections from one network")
-            return
-        for count, key in counts:
-            count[key] = count.get(key, 0) + 1
-        try:
-            await _serve_socket(ws, table_id)
-        finally:
-            for count, key in counts:
-                left = count.get(key, 1) - 1
-                if left > 0:
-                    count[key] = left
-                else:
-                    count.pop(key, None)
-
-    async def _serve_socket(ws: WebSocket, table_id: str) -> None:
-        try:
-            owner = await registry.get(table_id) if TABLE_ID.fullmatch(table_id) else None
-        except ApiError as e:
-            await ws.accept()
-            await ws.close(code=4000 + e.status, reason=e.code)
-            return
-        except HeldElsewhere as e:
-            await _relay_socket(ws, table_id, e.server)
-            return
-        if owner is None:
-            await ws.accept()
-            await ws.close(code=4404, reason="no such table")
-            return
-        owner.sockets += 1  # at once (no await since get): the owner is not evicted under us
-        try:
-            await ws.accept()
-            conn = Conn(lim, where.link_base(ws.url.scheme, ws.headers.get("host", "")))
-            sender = asyncio.create_task(_send_loop(ws, conn))
-            try:
-                await _receive_loop(ws, conn, lambda text: handle(conn, owner, text), rates)
-            finally:
-                conn.close()
-                owner.post(owner.on_close, conn)
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(sender, 1.0)
-                if not sender.done():
-                    sender.cancel()
-        finally:
-            owner.detach_socket()
-
-    async def _relay_socket(ws: WebSocket, table_id: str, server: str) -> None:
-        """A client of a table another server owns: its messages go there, the answers come
-        back (the owner checks them; this server counts and bounds them, as for its own)."""
-        await ws.accept()
-        conn = Conn(lim, where.link_base(ws.url.scheme, ws.headers.get("host", "")))
-        sender = asyncio.create_task(_send_loop(ws, conn))
-        cluster = registry.cluster
-        proxy = None if cluster is None else cluster.open_proxy(conn, table_id, server)
-        if cluster is None or proxy is None:
-            conn.error("broker", "this table is served by another server that this one "
-                                 "cannot reach now; reconnecting")
-            conn.close(BROKER_DOWN, "link between servers lost")
-        else:
-            def relay(text: str) -> None:
-                if not conn.hello_sent:  # the hello's deadline is kept here
-                    conn.hello_sent = _is_hello(text)
-                cluster.relay(proxy, text)
-            try:
-                await _receive_loop(ws, conn, relay, rates)
-            finally:
-                conn.close()
-                cluster.close_proxy(proxy)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(sender, 1.0)
-        if not sender.done():
-            sender.cancel()
-
+    app.state.ops = ops
+    app.add_middleware(Guard, limits=lim, origins=settings.origins, rates=context.rates)
+    ops.watch(the_store, lambda: [o.status for o in registry.owners.values()],
+              lambda: sum(registry.sockets.values()))
+    app.exception_handler(ApiError)(_api_error)
+    app.exception_handler(StarletteHTTPException)(_http_error)
+    app.exception_handler(RequestValidationError)(_validation_error)
+    app.exception_handler(StoreError)(_store_error)
+    app.include_router(routes_ops.router)
+    app.include_router(routes_pages.router)
+    routes_pages.mount_static(app)
+    app.include_router(routes_lobby.router)
+    app.include_router(routes_tables.router)
     return app
 
 
-def _is_hello(text: str) -> bool:
-    try:
-        obj = json.loads(text)
-    except (ValueError, RecursionError):
-        return False
-    return isinstance(obj, dict) and obj.get("type") == "hello"
+# ---- errors: every refusal is {"error": code, "message": text} (docs/web-protocol.md) ---------
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": code, "message": message}, status_code=status)
 
 
+async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
+    headers = {"retry-after": str(exc.retry_after)} if exc.retry_after is not None else None
+    return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+
+
+async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    codes = {404: "not_found", 405: "method_not_allowed"}
+    return _error(exc.status_code, codes.get(exc.status_code, "bad_request"),
+                  str(exc.detail)[:200])
+
+
+async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    where = [".".join(str(x) for x in e.get("loc", ())) for e in exc.errors()]
+    return _error(400, "bad_request", f"not a valid request: {', '.join(where)[:200]}")
+
+
+async def _store_error(_request: Request, exc: StoreError) -> JSONResponse:
+    log.warning("store: %s", exc)  # not to the client: it may quote other tables' rows
+    return _error(503, "storage", "the database did not store the change, so nothing "
+                                  "changed; try again")
+
+
+# ---- the garbage collector ------------------------------------------------------------------
 GC_TIDY_EVERY = 0.1
 # the automatic collections of young objects wait for this many new objects: between two tidies
 # the tidy does their work (and a table's objects that live a moment are not scanned twice)
@@ -843,70 +176,3 @@ async def _gc_tidy() -> None:
             await asyncio.sleep(GC_TIDY_EVERY)
     finally:
         gc.set_threshold(*thresholds)
-
-
-async def _send_loop(ws: WebSocket, conn: Conn) -> None:
-    loop = asyncio.get_running_loop()
-    out = conn.out
-    try:
-        while True:
-            while not out:
-                await conn.wait(loop)
-            text = out.popleft()
-            if text is None:
-                break
-            await ws.send_text(text)
-            conn.sent(text)
-    except Exception:  # the socket is gone; the receiver ends too
-        conn.closed = True
-        return
-    if conn.close_code != 1000:  # dropped by the server: too slow, removed, expired...
-        with contextlib.suppress(Exception):
-            await ws.close(code=conn.close_code, reason=conn.close_reason)
-
-
-async def _receive_loop(ws: WebSocket, conn: Conn, deliver: Callable[[str], None],
-                        rates: RateLimiter) -> None:
-    limits = conn.limits
-    key = f"{id(conn)}"
-    refused = 0
-    hello_by = time.monotonic() + limits.hello_timeout
-    while not conn.closed:
-        try:
-            if conn.hello_sent:
-                msg = await ws.receive()
-            else:  # a socket that never says hello holds a connection for nothing
-                msg = await asyncio.wait_for(ws.receive(), max(0.0, hello_by - time.monotonic()))
-        except TimeoutError:
-            conn.close(1008, "no hello")
-            return
-        except (WebSocketDisconnect, RuntimeError):
-            return
-        if msg["type"] == "websocket.disconnect":
-            return
-        if not rates.hit("message", key):
-            refused += 1
-            if refused >= limits.message_flood:
-                conn.close(1008, "too many messages")
-                return
-            if refused == 1:
-                conn.error("rate_limited", f"too many messages: at most {limits.message_rate}; "
-                                           f"this one was ignored")
-            continue
-        refused = 0
-        text = msg.get("text")
-        if text is None:
-            data = msg.get("bytes") or b""
-            if len(data) > limits.max_message:
-                conn.error("too_large", f"a message has at most {limits.max_message} bytes")
-                continue
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError:
-                conn.error("bad_json", "a message must be UTF-8 JSON text")
-                continue
-        if len(text) > limits.max_message // 4 and len(text.encode("utf-8", "replace")) > \
-                limits.max_message:
-            conn.error("too_large", f"a message has at most {limits.max_message} bytes")
-            continue
-        deliver(text)

@@ -11,6 +11,9 @@ the reconnect is routed to the new owner, which catches them up from their versi
 request for a table owned elsewhere, answered by its owner server).
 
 Every rule and every change of a table stays with its one owner; this module only moves text.
+It never calls the registry: it reads this server's owners (a mapping it is given), answers
+calls through ``TableRequests``, and leaves what it finds (a lease lost: ``lost``; tables
+orphaned: ``orphans``, ``look_at_relayed``) to the registry to act on.
 """
 
 from __future__ import annotations
@@ -18,10 +21,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from .broker import Broker, cancel_all
@@ -29,6 +32,7 @@ from .leases import RENEW_EVERY, LeaseStore
 from .limits import ApiError
 from .seats import Conn
 from .table import TableOwner, handle
+from .tablerequests import TableRequests
 
 log = logging.getLogger("liverpool.web")
 
@@ -88,22 +92,34 @@ class Proxy:
         self.cid = secrets.token_hex(8)
 
 
+@dataclass(frozen=True)
+class RelayedTables:
+    """The clients relayed at one look, and the live server holding each of their tables."""
+
+    proxies: list[Proxy]
+    holders: dict[str, str]
+
+    @property
+    def orphaned(self) -> list[str]:
+        """Their tables no live server holds (their server died)."""
+        return sorted({p.table_id for p in self.proxies} - set(self.holders))
+
+
 class Cluster:
-    """This server's part in a service of several: leases kept, orphans taken over, clients
-    relayed to their table's owner server and lobby calls answered for the tables it owns."""
+    """This server's part in a service of several: leases kept, orphans and lost leases found
+    (for the registry to take or let go), clients relayed to their table's owner server and
+    lobby calls answered for the tables it owns."""
 
     def __init__(self, store: LeaseStore, redis_url: str | None,
-                 owners: Callable[[], dict[str, TableOwner]],
-                 adopt: Callable[[list[str]], Awaitable[int]],
-                 drop: Callable[[str, int, str], Awaitable[None]],
-                 serve_call: Callable[[TableOwner, str, dict[str, Any]], Awaitable[Any]],
+                 owners: Mapping[str, TableOwner], requests: TableRequests,
                  on_broker_error: Callable[[], None] | None = None) -> None:
         self.store = store
         self.server_id = store.server_id
-        self._owners = owners
-        self._adopt = adopt
-        self._drop = drop
-        self._serve_call = serve_call
+        self.owners = owners  # this server's tables: read here, changed only by their registry
+        self.requests = requests
+        # tables whose lease this server lost, for the registry to let go (their clients
+        # reconnect to the new owner server)
+        self.lost: asyncio.Queue[str] = asyncio.Queue()
         self.broker: Broker | None = None
         if redis_url:
             self.broker = Broker(redis_url, self.server_id, self._on_items, self._on_broker,
@@ -125,10 +141,8 @@ class Cluster:
             if not self.broker.up:
                 log.warning("Redis is not reachable yet: this server serves its own tables "
                             "and relays none until it is")
-        await self.take_orphans(limit=None)
         self._tasks = [asyncio.create_task(self._renew_forever(), name="lease-renew"),
-                       asyncio.create_task(self._orphans_forever(), name="lease-orphans"),
-                       asyncio.create_task(self._watch_forever(), name="cluster-watch")]
+                       asyncio.create_task(self._gateways_forever(), name="cluster-gateways")]
 
     async def stop(self) -> None:
         await cancel_all(self._tasks)
@@ -159,29 +173,17 @@ class Cluster:
                 return
 
     def _lost(self, table_id: str) -> None:
-        """Another server holds this table now: this one lets it go and sends its clients
-        there (they reconnect)."""
-        if table_id in self._owners():
+        """Another server holds this table now: it is queued for this one to let go (its
+        clients are sent there: they reconnect)."""
+        if table_id in self.owners:
             log.warning("table %s: its lease is lost; its clients reconnect to its new server",
                         table_id)
-            self._spawn(self._drop(table_id, MOVED, "the table moved to another server"))
+            self.lost.put_nowait(table_id)
 
-    async def take_orphans(self, limit: int | None = ORPHANS_PER_SWEEP) -> int:
-        """Claim and load tables in play whose server died; how many were taken."""
-        ids = [t for t in await self.store.orphans(limit or 1_000_000) if t not in self._owners()]
-        taken = await self._adopt(ids) if ids else 0
-        if taken:
-            log.info("took over %d tables", taken)
-        return taken
-
-    async def _orphans_forever(self) -> None:
-        while True:
-            # survivors look at slightly different moments, so they share a dead server's tables
-            await asyncio.sleep(RENEW_EVERY * (0.5 + random.random()))
-            try:
-                await self.take_orphans()
-            except Exception as e:
-                log.warning("looking for orphaned tables failed: %s", str(e)[:200])
+    async def orphans(self, limit: int | None = ORPHANS_PER_SWEEP) -> list[str]:
+        """Tables in play whose server died, not served here (None: every one of them)."""
+        return [t for t in await self.store.orphans(limit or 1_000_000)
+                if t not in self.owners]
 
     # ------------------------------------------------------------------ the broker
     def broker_send(self, server: str, item: dict[str, Any]) -> bool:
@@ -237,7 +239,7 @@ class Cluster:
     def _owner_item(self, kind: str, item: dict[str, Any]) -> None:
         key = (str(item["g"]), str(item["s"]), str(item["c"]))
         if kind == "open":
-            owner = self._owners().get(str(item["t"]))
+            owner = self.owners.get(str(item["t"]))
             if owner is None or owner.id not in self.store.epochs or owner.stopped:
                 self.broker_send(key[0], {"k": "gone", "c": key[2]})
                 return
@@ -277,9 +279,8 @@ class Cluster:
     def _summaries(self, ids: list[str]) -> dict[str, Any]:
         """The lobby lines of those of these tables this server owns."""
         out: dict[str, Any] = {}
-        owners = self._owners()
         for table_id in ids:
-            owner = owners.get(table_id)
+            owner = self.owners.get(table_id)
             if owner is not None and table_id in self.store.epochs and not owner.stopped:
                 try:  # one table that cannot be shown never breaks the list
                     out[table_id] = owner.summary(full=False)
@@ -353,10 +354,10 @@ class Cluster:
                                        "r": self._summaries(ids)})
             return
         try:
-            owner = self._owners().get(str(item["t"]))
+            owner = self.owners.get(str(item["t"]))
             if owner is None or owner.id not in self.store.epochs or owner.stopped:
                 raise ApiError(503, "moved", "the table moved to another server; try again")
-            result = await self._serve_call(owner, str(item["op"]), dict(item["a"]))
+            result = await self.requests.serve(owner, str(item["op"]), dict(item["a"]))
             reply: dict[str, Any] = {"k": "reply", "rid": rid, "ok": True, "r": result}
         except ApiError as e:
             reply = {"k": "reply", "rid": rid, "ok": False,
@@ -417,27 +418,27 @@ class Cluster:
         status, code, message, field = reply["e"]
         raise ApiError(int(status), str(code), str(message), field)
 
-    async def _watch_proxies(self) -> None:
-        """Send relayed clients of a table that changed owner server (or whose server died) to
-        reconnect: the reconnect finds the new owner, or makes this server the owner."""
-        watched = list(self.proxies.values())  # (those that open meanwhile are not judged)
+    async def look_at_relayed(self) -> RelayedTables:
+        """The clients relayed now, and who holds their tables (a client relayed while this
+        looks is not part of it: it is not judged on holders looked up before it came)."""
+        watched = list(self.proxies.values())
         if not watched:
-            return
-        holders = await self.store.holders(sorted({p.table_id for p in watched}))
-        orphaned = sorted({p.table_id for p in watched} - set(holders))
-        if orphaned:  # their server died: take them here first, in bulk, so that the
-            # clients sent away find them ready instead of each claiming one on its own
-            with contextlib.suppress(Exception):
-                await self._adopt(orphaned)
-        for p in watched:
-            if holders.get(p.table_id) != p.server and not p.conn.closed:
+            return RelayedTables([], {})
+        return RelayedTables(watched, await self.store.holders(
+            sorted({p.table_id for p in watched})))
+
+    def send_moved(self, seen: RelayedTables) -> None:
+        """Send the relayed clients of a table that changed owner server (or whose server
+        died) to reconnect: the reconnect finds the new owner, or makes this server the
+        owner."""
+        for p in seen.proxies:
+            if seen.holders.get(p.table_id) != p.server and not p.conn.closed:
                 p.conn.close(MOVED, "the table moved to another server")
 
-    async def _watch_forever(self) -> None:
+    async def _gateways_forever(self) -> None:
         while True:
             await asyncio.sleep(RENEW_EVERY)
             try:
-                await self._watch_proxies()
                 await self._check_gateways()
             except Exception as e:
-                log.warning("watching relayed clients failed: %s", str(e)[:200])
+                log.warning("checking the gateways of remote clients failed: %s", str(e)[:200])

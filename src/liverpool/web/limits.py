@@ -1,5 +1,6 @@
-"""What the web server allows a client: every limit, the checks of client text, rule options and
-bot levels, and the rate limiter (``docs/security.md`` lists them all with their defaults).
+"""What the web server allows a client: every limit, the checks of client text and bot levels,
+and the rate limiter (``docs/security.md`` lists them all with their defaults; the bounds on a
+new table's rule options and timers are checked with the rest of a create, in ``creation``).
 
 Domain words: *limit* (a bound on what one client or one table may cost; each has a default and
 an environment variable ``LIVERPOOL_LIMIT_<NAME>``), *client* (the connecting address), *rate*
@@ -30,7 +31,6 @@ from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 
 from ..bots import BasicBot, Bot, ExpertBot, RandomBot
-from ..rules import RuleSet
 from ..solver import PERSON_SEARCH_BUDGET
 
 ENV_PREFIX = "LIVERPOOL_LIMIT_"
@@ -401,75 +401,7 @@ def builtin_bot(level: str, limits: Limits) -> Bot | None:
     return ExpertBot(millis=amount) if amount <= limits.expert_max_ms else None
 
 
-# ---- rule options -------------------------------------------------------------------------------
-# what drives the cost of listing a seat's legal actions (check_web_rules), at the presets' most
-MAX_DEAL = 12  # cards dealt to a seat in one hand
-MAX_PENALTY = 1  # penalty cards taken with each buy
-MAX_MELDS = 3  # melds one contract asks for
-WILDS_PER_DECK = 6  # jokers, and the four 2s where deuces are wild
-MAX_SWAPS_AT_GO_DOWN = 1  # jokers swapped just before going down
-
-
-def check_web_rules(rules: RuleSet, limits: Limits) -> None:
-    """The bounds a web table keeps on every rule option that costs memory or CPU (400
-    ``bad_rules`` naming the option).
-
-    Listing a seat's legal actions runs on the event loop, and its cost grows fast with the
-    cards in hand (dealt, then bought with their penalty cards), the melds a contract asks
-    for, the wilds in the pack, sets of two and joker swaps before going down (each possible
-    swap is solved as a go-down of its own). Those are held to what the presets use, where
-    the slowest listing of long random games stays in the tens of milliseconds; any of them
-    above it made that several to hundreds of times slower (one listing of 17 s was seen)."""
-    def need(ok: bool, knob: str, bound: str) -> None:
-        if not ok:
-            raise ApiError(400, "bad_rules", f"{knob}: on this server {bound}",
-                           f"overrides.{knob}")
-
-    need(all(1 <= d <= 4 for _, d in rules.decks), "decks", "1..4 decks")
-    need(0 <= rules.jokers_per_deck <= 4, "jokers_per_deck", "0..4")
-    need(rules.jokers_per_deck + (4 if rules.deuces_wild else 0) <= WILDS_PER_DECK,
-         "jokers_per_deck", f"at most {WILDS_PER_DECK} wilds a deck (the jokers, and the 2s "
-                            f"when deuces_wild)")
-    need(len(rules.deal_sizes) <= 12 and all(1 <= d <= MAX_DEAL for d in rules.deal_sizes),
-         "deal_sizes", f"each deal is 1..{MAX_DEAL} cards, at most 12 deals")
-    need(len(rules.contracts) <= 12 and all(c.sets + c.runs <= MAX_MELDS
-                                            for c in rules.contracts),
-         "contracts", f"at most 12 contracts of at most {MAX_MELDS} melds each")
-    need(rules.min_set >= 3, "min_set", "3 or more")
-    need(rules.hands is None or len(rules.hands) <= 24, "hands", "at most 24 hands")
-    need(rules.penalty_cards <= MAX_PENALTY, "penalty_cards", f"0..{MAX_PENALTY}")
-    need(rules.max_buys is None or rules.max_buys <= 50, "max_buys", "null or 0..50")
-    need(rules.stock_reshuffles <= 10, "stock_reshuffles", "0..10")
-    need(rules.turn_limit <= 500, "turn_limit", "1..500")
-    need(rules.own_max_hands <= 30, "own_max_hands", "1..30")
-    need(rules.swap_at_go_down <= MAX_SWAPS_AT_GO_DOWN, "swap_at_go_down",
-         f"0..{MAX_SWAPS_AT_GO_DOWN}")
-    need(all(p <= 1000 for p in rules.card_points), "card_points", "each 0..1000")
-    need(rules.rummy_points <= 1000, "rummy_points", "0..1000")
-    need(rules.cut_bonus <= 1000, "cut_bonus", "0..1000")
-
-
-def check_timer(value: Any, field: str, limits: Limits) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) \
-            or not limits.min_timer <= value <= limits.max_timer or value <= 0:
-        raise ApiError(400, "bad_request", f"{field} must be a number of seconds, "
-                                           f"{limits.min_timer:g} <= s <= "
-                                           f"{limits.max_timer:g}, or null", field)
-    return float(value)
-
-
-def check_seconds(value: Any, field: str, most: float) -> float | None:
-    """A table's wait of ``field`` seconds, 0 (no wait) to ``most``, or None (the server's)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= most:
-        raise ApiError(400, "bad_request", f"{field} must be a number of seconds, "
-                                           f"0 <= s <= {most:g}, or null", field)
-    return float(value)
-
-
+# ---- request bodies -----------------------------------------------------------------------------
 def json_depth_ok(obj: Any, max_depth: int = 32) -> bool:
     """True when ``obj`` nests lists and objects at most ``max_depth`` deep (no recursion)."""
     stack: list[tuple[Any, int]] = [(obj, 1)]

@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fastapi import FastAPI, Request
+from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -67,7 +67,7 @@ class Metrics:
     Counting is cheap and never raises: ``action()``, ``action_done(received)``,
     ``bot_decision(seconds)``, ``storage_error(n)``, ``broker_error(n)``. Gauges of what is in
     memory (tables by status, open websockets) are read from the app's registry at each scrape
-    (``Ops.install``), so nothing has to keep them up to date."""
+    (``Ops.watch``), so nothing has to keep them up to date."""
 
     def __init__(self, process: bool = True) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
@@ -197,7 +197,7 @@ class Ops:
 
     - ``add_check(name, check, timeout)``: a readiness check (an async callable that raises
       when not ready: ``NotReady("reason")`` for a reason of its own). ``store`` is added by
-      ``install``; a ``broker`` check is added the same way by the code that uses one.
+      ``watch``; a ``broker`` check is added the same way by the code that uses one.
     - ``started()`` / ``stopping()``: the app's start-up is done / its shutdown has begun
       (not ready: a load balancer stops sending new clients).
     - ``metrics``: the ``Metrics`` to count with."""
@@ -274,35 +274,31 @@ class Ops:
         return "ok"
 
     # ---------------------------------------------------------------- wiring ------------
-    def install(self, app: FastAPI, store: Store, statuses: Callable[[], list[str]],
-                sockets: Callable[[], int]) -> None:
-        """Serve ``/healthz``, ``/readyz`` and ``/metrics`` on ``app``, check the store, count
-        the store's refused writes and read the tables' statuses and the open websockets at
-        each scrape."""
-        app.state.ops = self
+    def watch(self, store: Store, statuses: Callable[[], list[str]],
+              sockets: Callable[[], int]) -> None:
+        """Check the store, count its refused writes, and read the tables' statuses and the
+        open websockets at each scrape (the routes are ``routes_ops``'s)."""
         self.add_check("store", store_check(store))
         store.on_write_error = self.metrics.storage_error
         self.metrics.registry.register(_LiveCollector(statuses, sockets))
 
-        async def healthz() -> Response:
-            return JSONResponse({"status": "ok"}, headers=NO_STORE)
+    def health(self) -> Response:
+        """The answer to ``/healthz``: the process serves."""
+        return JSONResponse({"status": "ok"}, headers=NO_STORE)
 
-        async def readyz() -> Response:
-            ready, checks = await self.readiness()
-            return JSONResponse({"status": "ready" if ready else "not_ready",
-                                 "checks": checks}, status_code=200 if ready else 503,
-                                headers=NO_STORE)
+    async def ready(self) -> Response:
+        """The answer to ``/readyz``: 200 when every check passes, else 503 naming them."""
+        ready, checks = await self.readiness()
+        return JSONResponse({"status": "ready" if ready else "not_ready", "checks": checks},
+                            status_code=200 if ready else 503, headers=NO_STORE)
 
-        async def metrics(request: Request) -> Response:
-            refused = self.access.refusal(request)
-            if refused is not None:
-                return refused
-            return Response(self.metrics.exposition(), media_type=CONTENT_TYPE_LATEST,
-                            headers=NO_STORE)
-
-        for path, endpoint in (("/healthz", healthz), ("/readyz", readyz),
-                               ("/metrics", metrics)):
-            app.add_api_route(path, endpoint, methods=["GET", "HEAD"], include_in_schema=False)
+    def scrape(self, request: Request) -> Response:
+        """The answer to ``/metrics``: the metrics, for whom ``access`` lets scrape."""
+        refused = self.access.refusal(request)
+        if refused is not None:
+            return refused
+        return Response(self.metrics.exposition(), media_type=CONTENT_TYPE_LATEST,
+                        headers=NO_STORE)
 
 
 NO_STORE = {"cache-control": "no-store"}

@@ -1,5 +1,5 @@
-"""``liverpool bench server``: one server (``bench.run``), or with ``--servers N`` several
-servers on one PostgreSQL and one Redis.
+"""``liverpool bench server``: one server (``benchmarks.server.run``), or with ``--servers N``
+several servers on one PostgreSQL and one Redis.
 
 Domain words: *service* (N ``liverpool serve`` processes sharing a database and a broker),
 *spread* (table i is created through server i mod N and its seat s connects through server
@@ -11,9 +11,9 @@ error), *acknowledged action* (an action some client received an update for), *l
 made no progress across the kill), *failover retry* (after the kill, a create, join or start
 not answered or answered 503, tried again through the next live server: counted in
 ``failover_retries``, not as an error, unless still refused after ``FAILOVER_RETRY`` seconds).
-*Playing table* and *error* are as in ``bench``: any other refusal is an error, and a table
-that did not play in the measured window (never started, or stalled all along) makes the run
-short, as does a lost action (``shortfall``: the command exits 1).
+*Playing table* and *error* are as in ``benchmarks.server``: any other refusal is an error, and
+a table that did not play in the measured window (never started, or stalled all along) makes
+the run short, as does a lost action (``shortfall``: the command exits 1).
 
 Without ``--pg`` and ``--redis`` URLs, a private PostgreSQL and Redis are started from the
 machine's own binaries (Debian's ``postgresql`` and ``redis-server``) in a temporary directory.
@@ -41,7 +41,8 @@ from typing import Any
 
 from ..bots import make_bot
 from ..rules import RuleSet
-from .bench import (
+from ..web.limits import Limits
+from .server import (
     SEAT_BOTS,
     Interrupted,
     Refused,
@@ -56,7 +57,7 @@ from .bench import (
     until_measured,
     warn_unsorted,
 )
-from .bench import run as run_one
+from .server import run as run_one
 
 
 # ==================================================================== private services =====
@@ -389,7 +390,7 @@ async def _lost_actions(pg: str, progress: Progress) -> int:
 
 
 async def _wait_ready(urls: list[str], procs: list[subprocess.Popen[bytes]]) -> None:
-    from .bench import _wait_ready as one
+    from .server import _wait_ready as one
     for url, proc in zip(urls, procs, strict=True):
         await one(proc, url)
 
@@ -398,8 +399,8 @@ def run(servers: int, tables: int, think: float, duration: float, kill_one: bool
         pg: str | None = None, redis_url: str | None = None,
         warmup: float = 3.0, keep: dict[str, str] | None = None) -> dict[str, Any]:
     """Figures of ``tables`` tables driven against ``servers`` servers of our own, on ``pg``
-    and ``redis_url`` or private ones; ``keep`` as in ``bench.run``. Ctrl-C stops the clients,
-    the servers, PostgreSQL and Redis at once (``Interrupted``)."""
+    and ``redis_url`` or private ones; ``keep`` as in ``benchmarks.server.run``. Ctrl-C stops
+    the clients, the servers, PostgreSQL and Redis at once (``Interrupted``)."""
     warn_unsorted()
     with contextlib.ExitStack() as stack:
         pg_url = pg or stack.enter_context(private_postgres()) + "/postgres"
@@ -424,7 +425,6 @@ def run(servers: int, tables: int, think: float, duration: float, kill_one: bool
 def _kept(args: argparse.Namespace) -> dict[str, str] | None:
     """``--limit NAME=VALUE`` as {name: value}, or None when one is malformed (said on
     stderr)."""
-    from .limits import Limits
     names = {f.name for f in dataclasses.fields(Limits)}
     keep: dict[str, str] = {}
     for item in getattr(args, "limit", None) or []:
@@ -454,8 +454,9 @@ def shortfall(out: dict[str, Any]) -> str | None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """``liverpool bench server``: one server (``bench.run``) or several (``run``). Exits 1
-    when the run was short (``shortfall``), after printing its figures; 130 on Ctrl-C."""
+    """``liverpool bench server``: one server (``benchmarks.server.run``) or several (``run``).
+    Exits 1 when the run was short (``shortfall``), after printing its figures; 130 on
+    Ctrl-C."""
     quick = bool(getattr(args, "quick", False))
     tables = 4 if quick else int(args.tables)
     think = 0.2 if quick else float(args.think)

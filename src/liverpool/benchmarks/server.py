@@ -46,7 +46,7 @@ from ..cards import parse_card
 from ..engine import SeatView
 from ..melds import meld_readings
 from ..rules import Contract, RuleSet
-from .limits import ENV_PREFIX, Limits
+from ..web.limits import ENV_PREFIX, Limits
 
 SEAT_BOTS = ("basic", "basic", "random", "basic")
 SETTLE = 1.0  # seconds between the clients' own collection and the measurement
@@ -101,7 +101,7 @@ def unsorted_limits(limits: type[Limits] = Limits) -> list[str]:
 def warn_unsorted() -> None:
     for name in unsorted_limits():
         print(f"liverpool bench server: the limit {name} is neither lifted nor kept by the "
-              f"bench (web/bench.py KEPT_LIMITS); it stays at its default", file=sys.stderr)
+              f"bench (benchmarks/server.py KEPT_LIMITS); it stays at its default", file=sys.stderr)
 
 
 def bench_env(keep: Mapping[str, str] | None = None) -> dict[str, str]:
