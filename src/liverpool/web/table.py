@@ -307,10 +307,6 @@ class TableOwner:
         return await Lobby.create(store, settings, table_id, config, host_name, creator,
                                   network)
 
-    @staticmethod
-    def check_config(config: dict[str, Any]) -> None:
-        Lobby.check_config(config)
-
     def share_url(self, base: str) -> str:
         return self.lobby.share_url(base)
 

@@ -17,9 +17,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..bots import BasicBot, Bot, make_bot
-from ..cards import parse_card
 from ..engine import Game
-from ..rules import RuleSet
 from .limits import ApiError, builtin_bot
 from .seats import Held, Settings, bot_spec, client_mark, hash_token, new_secret, new_token
 from .store import Store, StoredEvent, StoredTable, StoreError
@@ -54,18 +52,6 @@ class Lobby:
         owner = TableOwner(stored, store, settings)
         owner.log.hold(Held(0, "lobby", table=owner.summary()))
         return owner, token
-
-    @staticmethod
-    def check_config(config: dict[str, Any]) -> None:
-        """Raise ``ValueError`` if a game could not be started from this configuration."""
-        rules = RuleSet.preset(config["rules"], config["overrides"])
-        deals = config.get("deals")
-        parsed = None
-        if deals is not None:
-            if not isinstance(deals, list) or not all(isinstance(d, list) for d in deals):
-                raise ValueError("deals must be a list of whole packs (lists of cards)")
-            parsed = [[parse_card(c) for c in deck] for deck in deals]
-        Game(rules, len(config["seats"]), seed=config["seed"], deals=parsed)
 
     def share_url(self, base: str) -> str:
         """The link that lets a friend join (the secret after ``#``: browsers never send it)."""
