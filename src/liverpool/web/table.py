@@ -2,36 +2,33 @@
 
 Domain words: *table* (a lobby, then a game), *owner* (``TableOwner``: the one sequential task
 through whose queue every change goes, so game state needs no locks), *parts* (each with one
-owner: the seats and connections, liverpool.web.seating; the stored log and what is held of it,
-liverpool.web.tablelog; the clocks, liverpool.web.clocks; the game on the match driver,
-liverpool.web.tablematch; the driver's policy, liverpool.web.tabledrive; the waits for people,
-liverpool.web.tablewait; the messages,
-liverpool.web.tablemsg; the lobby's changes, liverpool.web.tablelobby; the websocket messages,
-liverpool.web.tableconn).
+owner, each given the parts below it: the table's facts, liverpool.web.tablecore, with its seats,
+log, clocks and game; its messages, liverpool.web.tablemsg; the end-of-hand pause,
+liverpool.web.tablewait; the driver's policy, liverpool.web.tabledrive; the lobby's changes,
+liverpool.web.tablelobby; the websocket messages, liverpool.web.tableconn), *rebuild* (a
+table read from the store: its lobby events, then its game through the core's one replayer).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from typing import Any
 
 from ..actions import Action
 from ..bots import close_bot
-from ..cards import card_str, wild_cards
 from ..engine import Game
-from ..record import game_record, steps
-from ..rules import RuleSet
-from ..rulestext import rules_sheet
-from .clocks import Clocks
+from ..record import steps
+from .limits import secret_text
 from .seating import Seating
-from .seats import Conn, Settings
-from .store import Store, StoredTable, StoreError
-from .tableconn import Handlers, handle
+from .seats import Conn, Held, Settings, dumps, hash_token, new_token
+from .store import Store, StoredEvent, StoredTable, StoreError
+from .tableconn import Handlers
+from .tablecore import TableCore
 from .tabledrive import Driver
 from .tablelobby import Lobby
 from .tablelog import TableLog
@@ -50,48 +47,37 @@ class TableOwner:
     """The one sequential owner of a table, made of its parts."""
 
     def __init__(self, stored: StoredTable, store: Store, settings: Settings) -> None:
-        cfg = stored.config
-        self.id = stored.id
-        self.created = stored.created
-        self.status = "expired" if stored.status == "expired" else "open"
-        self.store = store
-        self.settings = settings
-        self.preset: str = cfg["rules"]
-        self.overrides: dict[str, Any] = cfg.get("overrides") or {}
-        self.rules = RuleSet.preset(self.preset, self.overrides)
-        # the rule set in force, its sheet and its wild cards, worked out once
-        self._rules_words: dict[str, Any] = {
-            "knobs": self.rules.to_json(),
-            "rules_sheet": [[heading, lines] for heading, lines in rules_sheet(self.rules)],
-            "wild_cards": [card_str(c) for c in sorted(wild_cards(self.rules.deuces_wild))]}
-        self.seed: int = cfg["seed"]
-        self.deals: list[list[str]] | None = cfg.get("deals")
-        self.turn_timer: float | None = cfg.get("turn_timer")
-        self.buy_timer: float | None = cfg.get("buy_timer")
-        window, pause = cfg.get("buy_window"), cfg.get("hand_pause")
-        self.buy_window: float = settings.buy_window if window is None else float(window)
-        self.hand_pause: float = settings.hand_pause if pause is None else float(pause)
-        self.seating = Seating(cfg)
-        self.log = TableLog(stored.id, store, stored.notes)
-        self.clocks = Clocks(self.post)
-        self.play: TableMatch | None = None
-        self.driver = Driver(self)
-        self.waits = Waits(self)
-        self.msg = Messages(self)
-        self.lobby = Lobby(self)
-        self.ws = Handlers(self)
-        self.asleep = False
-        # websockets holding this owner (counted from the moment they got it, before their
-        # hello): a finished table is evicted from memory only when none is left
-        self.sockets = 0
+        self.core = TableCore(stored, store, settings, self.post)
+        self.msg = Messages(self.core)
+        self.waits = Waits(self.core, self.msg)
+        self.driver = Driver(self.core, self.msg, self.waits)
+        self.lobby = Lobby(self.core, self.msg, self.driver)
+        self.ws = Handlers(self.core, self.msg, self.driver, self.lobby)
         self.on_idle: Callable[[TableOwner], None] | None = None  # set by the registry
+        self.core.idle_hook = self._idle
         self.stopped = False
         self._queue: asyncio.Queue[tuple[Callable[..., Awaitable[Any]], tuple[Any, ...],
                                          asyncio.Future[Any] | None]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._rebuild(stored)
 
-    # ---- rebuilding from the store -------------------------------------------------------
+    @staticmethod
+    async def create(store: Store, settings: Settings, table_id: str, config: dict[str, Any],
+                     host_name: str, creator: str | None = None, network: str | None = None
+                     ) -> tuple[TableOwner, str]:
+        """A new table, stored; ``creator`` and ``network``: the marks of the creating
+        address and of its network (capacity.py counts by them)."""
+        token = new_token()
+        data = {"seat": 0, "name": host_name, "token_hash": hash_token(token)}
+        if creator is not None:
+            data.update(client=creator, network=network)
+        stored = StoredTable(table_id, time.time(), "open", config,
+                             [StoredEvent(0, "create", data)])
+        await store.create_table(stored)
+        owner = TableOwner(stored, store, settings)
+        owner.log.hold(Held(0, "lobby", table=owner.summary()))
+        return owner, token
+
     def _rebuild(self, stored: StoredTable) -> None:
         actions: list[Any] = []
         for ev in stored.events:
@@ -100,119 +86,129 @@ class TableOwner:
             else:
                 self.lobby.replay(ev)
             self.log.advance(ev.version)
-        if self.play is None:
+        play = self.core.play
+        if play is None:
             return
         # the game's actions through the one record replayer of the core
-        for step in steps(None, self.play.game, actions):
+        for step in steps(None, play.game, actions):
             if step.action is not None:
                 self.log.played(step.events)
-        self.play.requests.sync(self.play.game)
-        if self.play.game.over:
-            self.status = "over"
+        play.requests.sync(play.game)
+        if play.game.over:
+            self.core.status = "over"
             self.log.forget_unreported(stored.notes)
 
-    def begin(self, play: TableMatch) -> None:
-        self.play = play
-        self.status = "playing"
+    # ---- what the server and its tests read ------------------------------------------------
+    @property
+    def id(self) -> str:
+        return self.core.id
 
-    # ---- what the parts share --------------------------------------------------------------
+    @property
+    def created(self) -> float:
+        return self.core.created
+
+    @property
+    def settings(self) -> Settings:
+        return self.core.settings
+
+    @property
+    def status(self) -> str:
+        return self.core.status
+
     @property
     def version(self) -> int:
-        return self.log.version
+        return self.core.version
+
+    @property
+    def asleep(self) -> bool:
+        return self.core.asleep
+
+    @property
+    def sockets(self) -> int:
+        return self.core.sockets
+
+    @sockets.setter
+    def sockets(self, n: int) -> None:
+        self.core.sockets = n
+
+    @property
+    def log(self) -> TableLog:
+        return self.core.log
+
+    @property
+    def seating(self) -> Seating:
+        return self.core.seating
+
+    @property
+    def clocks(self) -> Any:
+        return self.core.clocks
+
+    @property
+    def play(self) -> TableMatch | None:
+        return self.core.play
 
     @property
     def game(self) -> Game | None:
-        return None if self.play is None else self.play.game
+        return None if self.core.play is None else self.core.play.game
 
     @property
     def bots(self) -> dict[int, Any]:
-        return {} if self.play is None else self.play.bots
+        return {} if self.core.play is None else self.core.play.bots
 
     @property
     def incidents(self) -> list[dict[str, Any]]:
-        return self.log.incidents
+        return self.core.log.incidents
 
     @property
     def conns(self) -> set[Conn]:
-        return self.seating.conns
-
-    @property
-    def seats(self) -> list[Any]:
-        return self.seating.seats
+        return self.core.seating.conns
 
     @property
     def public(self) -> bool:
-        return self.seating.public
+        return self.core.seating.public
 
     @property
     def join_secret(self) -> str | None:
-        return self.seating.join_secret
+        return self.core.seating.join_secret
 
     @property
     def creator(self) -> str | None:
-        return self.seating.creator
+        return self.core.seating.creator
 
     @property
     def network(self) -> str | None:
-        return self.seating.network
+        return self.core.seating.network
 
     @property
     def unattended_since(self) -> float | None:
-        return self.seating.unattended_since
+        return self.core.seating.unattended_since
 
     @property
     def unwatched_since(self) -> float | None:
-        return self.seating.unwatched_since
+        return self.core.seating.unwatched_since
 
     @property
     def paused(self) -> bool:
-        return self.waits.paused
+        return self.core.paused
+
+    @property
+    def finished(self) -> bool:
+        return self.core.finished
 
     def people_waiting(self) -> list[int]:
-        return self.driver.people_waiting()
+        return self.core.people_waiting()
 
     def decision_seat(self) -> int | None:
-        return None if self.play is None else self.play.decision_seat(self.version)
+        return self.core.decision_seat()
 
     def legal_for(self, seat: int | None) -> tuple[list[Action], Game | None]:
-        return ([], None) if self.play is None else self.play.legal_for(seat, self.version)
-
-    def intents_for(self, seat: int | None) -> list[str]:
-        return [] if self.play is None else self.play.intents_for(seat, self.version)
+        return self.core.legal_for(seat)
 
     def summary(self, full: bool = True) -> dict[str, Any]:
-        """The table as clients see it; ``full`` adds the rule set in force, its rules sheet
-        and its wild cards (the table page needs them, a list of tables does not)."""
-        rules = self._rules_words if full else {}
-        return {
-            "id": self.id, "rules": self.preset, "overrides": self.overrides, **rules,
-            "status": self.status, "version": self.version, "public": self.public,
-            "seats": self.seating.json(),
-            "turn_timer": self.turn_timer, "buy_timer": self.buy_timer,
-            "buy_window": self.buy_window, "hand_pause": self.hand_pause,
-            "incidents": len(self.log.incidents),
-            "created": datetime.fromtimestamp(self.created, UTC).isoformat().replace(
-                "+00:00", "Z"),
-        }
+        return self.core.summary(full)
 
     def record(self) -> dict[str, Any]:
-        """The game's record, with the bots' incidents when there were any."""
-        assert self.play is not None
-        rec = game_record(self.play.game)
-        if self.log.incidents:
-            rec["incidents"] = list(self.log.incidents)
-        return rec
-
-    async def report_incidents(self) -> None:
-        names = [s.name for s in self.seating.seats]
-        await self.log.report(names, self.seating.broadcast)
-
-    async def finish(self) -> None:
-        self.status = "over"
-        try:
-            await self.store.set_status(self.id, "over")
-        except StoreError as e:  # the events are the truth: a reload finds it over
-            log.warning("table %s: the status was not written: %s", self.id, e)
+        return self.core.record()
 
     # ---- the owner's queue -----------------------------------------------------------------
     def idle(self) -> bool:
@@ -220,18 +216,13 @@ class TableOwner:
         return (self.finished and self.sockets == 0 and not self.conns
                 and self._queue.empty())
 
-    @property
-    def finished(self) -> bool:
-        """Over, or closed before it started: nothing more happens at this table."""
-        return self.status in ("over", "expired")
-
-    def tell_idle(self) -> None:
-        if self.on_idle is not None and self.finished and self.sockets == 0:
+    def _idle(self) -> None:
+        if self.on_idle is not None:
             self.on_idle(self)
 
     def detach_socket(self) -> None:
-        self.sockets -= 1
-        self.tell_idle()
+        self.core.sockets -= 1
+        self.core.tell_idle()
 
     def post(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> None:
         """Queue a change for the owner (fire and forget)."""
@@ -246,15 +237,15 @@ class TableOwner:
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"table-{self.id}")
         if self.status == "playing":
-            self.seating.unwatched_since = time.time()
-            for s in self.seating.seats:
+            self.core.seating.unwatched_since = time.time()
+            for s in self.core.seating.seats:
                 if s.kind == "human" and not s.conns:
-                    self.waits.start_grace(s.seat)
+                    self.driver.start_grace(s.seat)
             self.post(self._resume)
 
     async def _resume(self) -> None:
-        assert self.play is not None
-        await self.driver.tell_bots([self.play.game.hand_started()], start=True)
+        assert self.core.play is not None
+        await self.driver.tell_bots([self.core.play.game.hand_started()], start=True)
         await self.driver.drive()
 
     async def _run(self) -> None:
@@ -294,24 +285,17 @@ class TableOwner:
         somebody connects (a ``hello`` wakes it). True if it fell asleep now."""
         if self.status != "playing" or self.conns or self.asleep:
             return False
-        self.asleep = True
+        self.core.asleep = True
         self.driver.stop_clocks()
         log.info("table %s sleeps: nobody has been connected to it", self.id)
         return True
 
-    # ---- the lobby (HTTP), through its part ------------------------------------------------
-    @staticmethod
-    async def create(store: Store, settings: Settings, table_id: str, config: dict[str, Any],
-                     host_name: str, creator: str | None = None, network: str | None = None
-                     ) -> tuple[TableOwner, str]:
-        return await Lobby.create(store, settings, table_id, config, host_name, creator,
-                                  network)
-
+    # ---- the lobby (HTTP) ------------------------------------------------------------------
     def share_url(self, base: str) -> str:
         return self.lobby.share_url(base)
 
     def seat_of(self, token: str | None) -> int | None:
-        return self.seating.seat_of(token)
+        return self.core.seating.seat_of(token)
 
     async def join(self, nickname: str, secret: str | None = None,
                    client: str | None = None) -> dict[str, Any]:
@@ -329,3 +313,48 @@ class TableOwner:
     async def on_close(self, conn: Conn) -> None:
         await self.ws.on_close(conn)
 
+
+def handle(conn: Conn, owner: TableOwner, text: str) -> None:
+    """Check one client message's form; pass it to the table's owner."""
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError) as e:  # also numbers of over 4,300 digits
+        conn.error("bad_json", f"the message is not JSON: {str(e)[:200]}")
+        return
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        conn.error("bad_message", "a message is a JSON object with a \"type\"")
+        return
+    ws = owner.ws  # the owner's websocket part; every change is posted to its queue
+    kind = obj["type"]
+    if kind == "ping":
+        conn.send_text(dumps({"type": "pong"}))
+    elif kind == "hello":
+        token, version = obj.get("token"), obj.get("version", -1)
+        if token is not None and secret_text(token) is None:
+            conn.error("bad_message", "hello: token must be a short string or null")
+        elif isinstance(version, bool) or not isinstance(version, int):
+            conn.error("bad_message", "hello: version must be a whole number (-1: none)")
+        else:
+            conn.hello_sent = True
+            owner.post(ws.on_hello, conn, token, version)
+    elif kind == "action":
+        version, action = obj.get("version"), obj.get("action")
+        if isinstance(version, bool) or not isinstance(version, int):
+            conn.error("bad_message", "action: version must be the table's current version")
+        elif not isinstance(action, dict):
+            conn.error("bad_message", "action: \"action\" must be an action object")
+        else:
+            owner.post(ws.on_action, conn, version, action, time.perf_counter())
+    elif kind == "intent":
+        what, on = obj.get("kind"), obj.get("on")
+        if what not in ("buy", "call") or not isinstance(on, bool):
+            conn.error("bad_message", "intent: kind must be \"buy\" or \"call\" and on a "
+                                      "boolean")
+        else:
+            owner.post(ws.on_intent, conn, what, on)
+    elif kind == "hint":
+        owner.post(ws.on_hint, conn)
+    elif kind == "ready":
+        owner.post(ws.on_ready, conn)
+    else:
+        conn.error("bad_message", f"unknown message type {kind[:40]!r}")

@@ -9,22 +9,20 @@ request for one discard at most ``MAX_INTENT_CHANGES`` times: each is told to ev
 
 from __future__ import annotations
 
-import json
 import logging
-import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..actions import Action, ActionFormatError
 from ..bots import hint
 from ..engine import IllegalActionError, Phase
 from ..outofturn import kind_now
-from .limits import secret_text
-from .seats import Conn, dumps
+from .seats import Conn
 from .store import StoreError
+from .tablecore import TableCore
+from .tabledrive import Driver
+from .tablelobby import Lobby
 from .tablematch import SeatMemo
-
-if TYPE_CHECKING:
-    from .table import TableOwner
+from .tablemsg import Messages
 
 log = logging.getLogger("liverpool.web")
 
@@ -32,10 +30,13 @@ MAX_INTENT_CHANGES = 4
 
 
 class Handlers:
-    """The websocket messages of one table (``t``: its owner)."""
+    """The websocket messages of one table (``t``: its facts)."""
 
-    def __init__(self, t: TableOwner) -> None:
+    def __init__(self, t: TableCore, msg: Messages, driver: Driver, lobby: Lobby) -> None:
         self.t = t
+        self.msg = msg
+        self.driver = driver
+        self.lobby = lobby
         self._intent_changes: SeatMemo[int] = SeatMemo()
         self._hints: SeatMemo[tuple[Action, str]] = SeatMemo()
 
@@ -50,7 +51,7 @@ class Handlers:
         if conn.hello and conn.seat == seat:
             # the same socket, the same seat: it was sent every change since its first hello,
             # so it gets no second welcome, and a sync at most once a version
-            t.msg.catch_up(conn, version, again=True)
+            self.msg.catch_up(conn, version, again=True)
             return
         left = None
         if conn.hello and seating.detach(conn, t.status == "playing"):
@@ -59,20 +60,20 @@ class Handlers:
         t.asleep = False
         changed = seating.attach(conn, seat)
         if seat is not None:
-            t.waits.end_grace(seat)
+            self.driver.end_grace(seat)
         conn.send({"type": "welcome", "seat": seat, "table": t.summary(),
                    "join_secret": None if seat is None else seating.join_secret,
-                   "share_url": None if seat is None else t.share_url(conn.link_base)})
+                   "share_url": None if seat is None else self.lobby.share_url(conn.link_base)})
         conn.synced = None
-        t.msg.catch_up(conn, version)
+        self.msg.catch_up(conn, version)
         if t.play is not None and any(t.play.announced()):
-            conn.send(t.msg.requests(conn.seat))
+            conn.send(self.msg.requests(conn.seat))
         if left is not None:
             await self._let_go(left)  # as a closed socket: its grace runs, everyone is told
         elif changed:
-            seating.broadcast(t.msg.lobby_text(), skip=conn)
+            seating.broadcast(self.msg.lobby_text(), skip=conn)
         if changed or left is not None or woke:
-            await t.driver.drive()
+            await self.driver.drive()
 
     async def on_close(self, conn: Conn) -> None:
         if not conn.hello:
@@ -87,12 +88,12 @@ class Handlers:
         t = self.t
         s = t.seating.seats[seat]
         if t.status == "playing" and s.kind == "human":
-            t.waits.start_grace(seat)
-        t.seating.broadcast(t.msg.lobby_text())
+            self.driver.start_grace(seat)
+        t.seating.broadcast(self.msg.lobby_text())
         # a pause ends when the people still here are all ready; one whose last person has
         # gone runs out on its own clock (a reload comes back to the end-of-hand screen)
         if t.paused and t.seating.awaited_people() and not t.seating.awaited():
-            await t.waits.end_pause()
+            await self.driver.end_pause()
 
     def _player(self, conn: Conn) -> int | None:
         """The seat a connection may act for, or None after sending the reason."""
@@ -135,7 +136,7 @@ class Handlers:
             conn.error("not_your_turn", f"it is not your move: waiting for {waiting}")
             return
         if t.paused:  # a person who plays on is done looking at the last hand
-            await t.waits.ready(seat)
+            await self.driver.ready(seat)
             if t.paused:
                 conn.error("paused", "the table waits for everyone to be ready for the next "
                                      "hand")
@@ -152,11 +153,11 @@ class Handlers:
                 if reason is not None:
                     conn.error("illegal", reason)
                     return
-                await t.driver.close_window()
+                await self.driver.close_window()
                 called = t.decision_seat() != seat
                 if not called:
                     try:
-                        await t.driver.commit(a)
+                        await self.driver.commit(a)
                         self._played(received)
                     except IllegalActionError:  # a call changed the table under the move
                         called = True
@@ -164,7 +165,7 @@ class Handlers:
                     conn.error("not_your_turn", "a call was made first; nothing was played "
                                                 "for you")
             else:
-                await t.driver.commit(a)
+                await self.driver.commit(a)
                 self._played(received)
         except IllegalActionError as e:
             conn.error("illegal", str(e))
@@ -174,9 +175,9 @@ class Handlers:
             log.warning("table %s: %s", t.id, e)
             conn.error("storage", "the database did not store your move, so it was not "
                                   "played; try again")
-            t.driver.schedule()
+            self.driver.schedule()
             return
-        await t.driver.drive()
+        await self.driver.drive()
 
     def _played(self, received: float | None) -> None:
         if self.t.settings.metrics is not None:
@@ -214,14 +215,14 @@ class Handlers:
             req.answer(g, seat, Action("pass", seat))
         if t.play.announced() != before:
             changes[seat] = changes.get(seat, 0) + 1
-            t.msg.broadcast(t.msg.requests)
-        await t.driver.drive()  # a window that waited for this person's word may close now
+            self.msg.broadcast(self.msg.requests)
+        await self.driver.drive()  # a window that waited for this person's word may close now
 
     async def on_ready(self, conn: Conn) -> None:
         """A person is ready for the next hand (the end-of-hand screen's button)."""
         seat = self._player(conn)
         if seat is not None:
-            await self.t.waits.ready(seat)
+            await self.driver.ready(seat)
 
     async def on_hint(self, conn: Conn) -> None:
         t = self.t
@@ -238,53 +239,7 @@ class Handlers:
         known = self._hints.at(version)
         got = known.get(seat)
         if got is None:
-            got = known[seat] = await t.driver.think(None, hint, board.view_for(seat), legal)
+            got = known[seat] = await self.driver.think(None, hint, board.view_for(seat), legal)
         action, reason = got
         conn.send({"type": "hint", "version": version, "action": action.to_json(),
                    "reason": reason})
-
-
-def handle(conn: Conn, owner: TableOwner, text: str) -> None:
-    """Check one client message's form; pass it to the table's owner."""
-    try:
-        obj = json.loads(text)
-    except (ValueError, RecursionError) as e:  # also numbers of over 4,300 digits
-        conn.error("bad_json", f"the message is not JSON: {str(e)[:200]}")
-        return
-    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
-        conn.error("bad_message", "a message is a JSON object with a \"type\"")
-        return
-    ws = owner.ws
-    kind = obj["type"]
-    if kind == "ping":
-        conn.send_text(dumps({"type": "pong"}))
-    elif kind == "hello":
-        token, version = obj.get("token"), obj.get("version", -1)
-        if token is not None and secret_text(token) is None:
-            conn.error("bad_message", "hello: token must be a short string or null")
-        elif isinstance(version, bool) or not isinstance(version, int):
-            conn.error("bad_message", "hello: version must be a whole number (-1: none)")
-        else:
-            conn.hello_sent = True
-            owner.post(ws.on_hello, conn, token, version)
-    elif kind == "action":
-        version, action = obj.get("version"), obj.get("action")
-        if isinstance(version, bool) or not isinstance(version, int):
-            conn.error("bad_message", "action: version must be the table's current version")
-        elif not isinstance(action, dict):
-            conn.error("bad_message", "action: \"action\" must be an action object")
-        else:
-            owner.post(ws.on_action, conn, version, action, time.perf_counter())
-    elif kind == "intent":
-        what, on = obj.get("kind"), obj.get("on")
-        if what not in ("buy", "call") or not isinstance(on, bool):
-            conn.error("bad_message", "intent: kind must be \"buy\" or \"call\" and on a "
-                                      "boolean")
-        else:
-            owner.post(ws.on_intent, conn, what, on)
-    elif kind == "hint":
-        owner.post(ws.on_hint, conn)
-    elif kind == "ready":
-        owner.post(ws.on_ready, conn)
-    else:
-        conn.error("bad_message", f"unknown message type {kind[:40]!r}")

@@ -4,9 +4,10 @@ Domain words: *commit* (store an action, apply it through the match, tell everyo
 *settling* (a buy round or call window is settled by the match's requests: bots answer when
 asked, people's silence is a pass), *bot-controlled* (a bot seat or a covered one: its moves come
 after the bots' think time), *clocks* (a bot's move, a person's turn timer, the window's timer,
-the end-of-hand pause, a dropped person's grace; liverpool.web.clocks; the pause and the grace
-are the table's waits, liverpool.web.tablewait), *sleeping* (a game nobody watches stops its bots
-and clocks), *drive* (answer what needs nobody's word, then set the clocks for what is next).
+the end-of-hand pause, a dropped person's grace; liverpool.web.clocks; the pause itself is
+liverpool.web.tablewait), *covering* (after its grace a bot plays a dropped person's seat),
+*sleeping* (a game nobody watches stops its bots and clocks), *drive* (answer what needs
+nobody's word, then set the clocks for what is next).
 
 Every method runs on the table's owner's queue; the clocks post their callbacks there too.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..actions import Action
 from ..bots import Bot, bot_event, close_bot
@@ -24,9 +25,9 @@ from ..engine import Event, Phase
 from ..events import game_start_event, protocol_events
 from ..match import Decision
 from .seats import Held
-
-if TYPE_CHECKING:
-    from .table import TableOwner
+from .tablecore import TableCore
+from .tablemsg import Messages
+from .tablewait import Waits
 
 log = logging.getLogger("liverpool.web")
 
@@ -36,30 +37,10 @@ MAX_BOT_STEPS = 200  # a timed-out or covered seat's bot plays at most this many
 class Driver:
     """The table's game policy: bots, windows, timers, the pause, covering, sleeping."""
 
-    def __init__(self, t: TableOwner) -> None:
+    def __init__(self, t: TableCore, msg: Messages, waits: Waits) -> None:
         self.t = t
-
-    # ---- what the clients see of the clocks ------------------------------------------------
-    def deadline_json(self) -> dict[str, Any] | None:
-        t, clocks = self.t, self.t.clocks
-        if clocks.key("window") == t.version and t.play is not None:
-            kind = "call" if t.play.game.phase is Phase.CALL else "buy"
-            return {"seat": t.decision_seat(), "kind": kind, "ms_left": clocks.ms_left("window")}
-        seat = clocks.key("turn")
-        if isinstance(seat, int):
-            return {"seat": seat, "kind": "turn", "ms_left": clocks.ms_left("turn")}
-        return None
-
-    def people_waiting(self) -> list[int]:
-        """The people who may still ask for the discard and have said nothing yet: a bot's move
-        waits for them, up to the table's buy window."""
-        t = self.t
-        if t.play is None or t.play.game.over or t.buy_window <= 0:
-            return []
-        req = t.play.requests
-        return [s.seat for s in t.seating.seats
-                if not t.seating.bot_controlled(s.seat) and s.conns and t.intents_for(s.seat)
-                and s.seat not in req.wanted and s.seat not in req.declined]
+        self.msg = msg
+        self.waits = waits
 
     # ---- moves -----------------------------------------------------------------------------
     async def commit(self, a: Action) -> None:
@@ -75,22 +56,22 @@ class Driver:
         t.log.played(events)
         ended = any(e.kind == "hand_ended" for e in events)
         if ended and not g.over and t.hand_pause > 0 and t.seating.awaited_people():
-            t.waits.start_pause()
+            self.waits.start_pause(self.pause_timeout)
         held = Held(t.version, "action", events=events, action=a.to_json())
         t.log.hold(held)
         self.schedule()  # first: a requests message sent now carries the new clock
         if play.match.window_closed:  # its requests are gone: everyone is told
-            t.msg.broadcast(t.msg.requests)
+            self.msg.broadcast(self.msg.requests)
         if g.over:
             # before the broadcast: a client told the game is over may ask any server of the
             # service for the record, and one that does not hold the table reads the status
             await t.finish()
-        t.msg.broadcast_update(held)
+        self.msg.broadcast_update(held)
         await self.tell_bots(events)
         if g.over:
             for b in play.bots.values():
                 await self.think(b, close_bot, b)
-            t.seating.broadcast(t.msg.lobby_text())
+            t.seating.broadcast(self.msg.lobby_text())
             t.tell_idle()
         if t.settings.metrics is not None:
             t.settings.metrics.action()
@@ -176,7 +157,7 @@ class Driver:
                 await self.settle_step()
             elif g.phase is Phase.CALL and (
                     not any(not t.seating.bot_controlled(s) for s in g.to_act())
-                    or (t.play.look_ahead(t.version) is None and not self.people_waiting())):
+                    or (t.play.look_ahead(t.version) is None and not t.people_waiting())):
                 # no person could call: close at once; a window that ends the hand closes once
                 # the people who may call have answered, or when the buy window runs out
                 await self.settle_step()
@@ -188,12 +169,12 @@ class Driver:
     def schedule(self) -> None:
         t, clocks = self.t, self.t.clocks
         play = t.play
-        if play is None or play.game.over or self.t.waits.paused or t.asleep:
+        if play is None or play.game.over or self.t.paused or t.asleep:
             self.stop_clocks()
             return
         g = play.game
         seat = t.decision_seat()
-        waiting = self.people_waiting()
+        waiting = t.people_waiting()
         bot_seat = seat is not None and t.seating.bot_controlled(seat)
         # a bot's move after its think time, once no person may still ask for the discard; due
         # a think time after it was first due at this version (asking, withdrawing and asking
@@ -232,7 +213,7 @@ class Driver:
     async def bot_move(self, seat: int, version: int) -> None:
         t = self.t
         if t.version != version or t.decision_seat() != seat or t.asleep \
-                or not t.seating.bot_controlled(seat) or t.waits.paused or self.people_waiting():
+                or not t.seating.bot_controlled(seat) or t.paused or t.people_waiting():
             return
         t.clocks.stop("bot")
         assert t.play is not None
@@ -253,7 +234,7 @@ class Driver:
         steps = 0
         # the basic bot finishes the seat's move (its whole turn, if it is the player on turn)
         while not g.over and t.decision_seat() == seat and steps < MAX_BOT_STEPS \
-                and not self.t.waits.paused:  # (a hand it ends waits for the people, as always)
+                and not self.t.paused:  # (a hand it ends waits for the people, as always)
             if g.phase is Phase.CALL:
                 await self.close_window()
                 continue
@@ -278,11 +259,46 @@ class Driver:
         # draws; new ones are refused. Everyone is told, with the clock that now runs, and a bot
         # that waited for the people moves.
         self.schedule()
-        t.msg.broadcast(t.msg.requests)
+        self.msg.broadcast(self.msg.requests)
 
     async def retry(self) -> None:
         """A move the database refused (nothing changed) is tried again."""
         self.t.clocks.forget("bot")
         if not self.t.clocks.running("turn"):
             self.t.clocks.stop("turn")  # a timed-out turn that failed: its clock starts again
+        await self.drive()
+
+    # ---- the end-of-hand pause and covering a seat -----------------------------------------
+    async def pause_timeout(self, due: float) -> None:
+        if self.waits.end_pause(due):
+            await self.drive()
+
+    async def end_pause(self) -> None:
+        if self.waits.end_pause():
+            await self.drive()
+
+    async def ready(self, seat: int) -> None:
+        """``seat`` is ready for the next hand; the game goes on when nobody is awaited."""
+        if self.waits.ready(seat):
+            await self.drive()
+
+    def start_grace(self, seat: int) -> None:
+        """``seat``'s person has gone: after the server's grace time a bot covers it."""
+        t = self.t
+        if t.clocks.running(f"grace:{seat}") or t.seating.seats[seat].covered:
+            return
+        t.clocks.start(f"grace:{seat}", seat, t.clocks.now() + t.settings.grace, self.cover,
+                       seat)
+
+    def end_grace(self, seat: int) -> None:
+        self.t.clocks.stop(f"grace:{seat}")
+
+    async def cover(self, seat: int) -> None:
+        t = self.t
+        t.clocks.stop(f"grace:{seat}")
+        s = t.seating.seats[seat]
+        if s.conns or s.covered or t.status != "playing":
+            return
+        s.covered = True
+        t.seating.broadcast(self.msg.lobby_text())
         await self.drive()

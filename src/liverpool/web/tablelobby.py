@@ -14,44 +14,28 @@ import asyncio
 import hmac
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..bots import BasicBot, Bot, make_bot
 from ..engine import Game
 from .limits import ApiError, builtin_bot
-from .seats import Held, Settings, bot_spec, client_mark, hash_token, new_secret, new_token
-from .store import Store, StoredEvent, StoredTable, StoreError
+from .seats import Held, bot_spec, client_mark, hash_token, new_secret, new_token
+from .store import StoredEvent, StoreError
+from .tablecore import TableCore
+from .tabledrive import Driver
 from .tablematch import TableMatch
-
-if TYPE_CHECKING:
-    from .table import TableOwner
+from .tablemsg import Messages
 
 log = logging.getLogger("liverpool.web")
 
 
 class Lobby:
-    """The lobby's changes of one table (``t``: its owner)."""
+    """The lobby's changes of one table (``t``: its facts)."""
 
-    def __init__(self, t: TableOwner) -> None:
+    def __init__(self, t: TableCore, msg: Messages, driver: Driver) -> None:
         self.t = t
-
-    @staticmethod
-    async def create(store: Store, settings: Settings, table_id: str, config: dict[str, Any],
-                     host_name: str, creator: str | None = None, network: str | None = None
-                     ) -> tuple[TableOwner, str]:
-        """A new table, stored; ``creator`` and ``network``: the marks of the creating
-        address and of its network (capacity.py counts by them)."""
-        from .table import TableOwner
-        token = new_token()
-        data = {"seat": 0, "name": host_name, "token_hash": hash_token(token)}
-        if creator is not None:
-            data.update(client=creator, network=network)
-        stored = StoredTable(table_id, time.time(), "open", config,
-                             [StoredEvent(0, "create", data)])
-        await store.create_table(stored)
-        owner = TableOwner(stored, store, settings)
-        owner.log.hold(Held(0, "lobby", table=owner.summary()))
-        return owner, token
+        self.msg = msg
+        self.driver = driver
 
     def share_url(self, base: str) -> str:
         """The link that lets a friend join (the secret after ``#``: browsers never send it)."""
@@ -124,7 +108,7 @@ class Lobby:
     async def join(self, nickname: str, secret: str | None = None,
                    client: str | None = None) -> dict[str, Any]:
         """A person takes the first free seat (``client``: their address, by ``client_of``)."""
-        t, seating = self.t, self.t.seating
+        seating = self.t.seating
         self.check_open()
         if not seating.public and not (secret is not None and seating.join_secret is not None
                                        and hmac.compare_digest(secret, seating.join_secret)):
@@ -143,7 +127,7 @@ class Lobby:
         if mark is not None:
             data["client"] = mark
         await self._store("join", data)
-        seating.broadcast(t.msg.lobby_text())
+        seating.broadcast(self.msg.lobby_text())
         return {"seat": s.seat, "token": token}
 
     async def remove(self, token: str, seat: int) -> dict[str, Any]:
@@ -181,7 +165,7 @@ class Lobby:
             seating.detach(c, playing=False)
             c.close(4001, "removed")
         seating.seats[seat].conns.clear()
-        seating.broadcast(t.msg.lobby_text())
+        seating.broadcast(self.msg.lobby_text())
         if "join_secret" in data:  # the players still seated get the new link
             for c in seating.conns:
                 if c.seat is not None:
@@ -200,8 +184,8 @@ class Lobby:
             log.warning("table %s: could not expire: %s", t.id, e)
             return False
         t.status = "expired"
-        t.seating.broadcast(t.msg.lobby_text())
-        for c in list(t.conns):
+        t.seating.broadcast(self.msg.lobby_text())
+        for c in list(t.seating.conns):
             c.close(4410, "expired")
         return True
 
@@ -222,12 +206,12 @@ class Lobby:
         t.log.hold(Held(t.version, "start"))
         for s in t.seating.seats:
             if s.kind == "human" and not s.conns:
-                t.waits.start_grace(s.seat)
-        if not t.conns:
+                self.driver.start_grace(s.seat)
+        if not t.seating.conns:
             t.seating.unwatched_since = time.time()
-        await t.driver.tell_bots([game.hand_started()], start=True)
-        t.seating.broadcast(t.msg.lobby_text())
-        t.driver.schedule()  # the clocks run from the deal: the syncs carry them
-        t.msg.broadcast(t.msg.sync)
-        await t.driver.drive()
+        await self.driver.tell_bots([game.hand_started()], start=True)
+        t.seating.broadcast(self.msg.lobby_text())
+        self.driver.schedule()  # the clocks run from the deal: the syncs carry them
+        self.msg.broadcast(self.msg.sync)
+        await self.driver.drive()
         return t.summary()

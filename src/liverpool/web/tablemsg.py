@@ -10,15 +10,13 @@ sees), *shared part* (what every reader's update says alike, encoded once per br
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..cards import card_str, sorted_cards
 from ..engine import Event
 from ..narrate import Narrator
 from .seats import Conn, Held, dumps, dumps_plain
-
-if TYPE_CHECKING:
-    from .table import TableOwner
+from .tablecore import TableCore
 
 
 def action_json(action: dict[str, Any] | None, reader: int | None) -> dict[str, Any] | None:
@@ -42,9 +40,9 @@ def events_json(events: tuple[Event, ...], players: tuple[str, ...], reader: int
 
 
 class Messages:
-    """The messages of one table, built from its parts (``t``: the table's owner)."""
+    """The messages of one table, built from its facts (``t``)."""
 
-    def __init__(self, t: TableOwner) -> None:
+    def __init__(self, t: TableCore) -> None:
         self.t = t
         # each seat's hand as an update lists it, with the cards it was made from: a hand that
         # did not change (every seat but the one that moved) is not sorted and encoded again
@@ -67,8 +65,8 @@ class Messages:
         t = self.t
         legal, _ = t.legal_for(seat)
         return {"view": self.view_json(seat), "legal": [a.to_json() for a in legal],
-                "intents": t.intents_for(seat), "deadline": t.driver.deadline_json(),
-                "pause": t.waits.pause_json()}
+                "intents": t.intents_for(seat), "deadline": t.deadline_json(),
+                "pause": t.pause_json()}
 
     def log_json(self, seat: int | None) -> list[dict[str, Any]]:
         """The game's log as ``seat`` reads it: each action's events, and the notices."""
@@ -92,7 +90,7 @@ class Messages:
         t = self.t
         buy, call = t.play.announced() if t.play is not None else ([], [])
         return {"type": "requests", "buy": buy, "call": call, "intents": t.intents_for(seat),
-                "deadline": t.driver.deadline_json()}
+                "deadline": t.deadline_json()}
 
     def lobby_text(self) -> str:
         t = self.t
@@ -109,8 +107,8 @@ class Messages:
             del pub["seat"], pub["hand"]
             self._public_text = (t.version, dumps_plain(pub)[1:])
         return (f'{{"type":"update","version":{t.version},', self._public_text[1],
-                f',"deadline":{dumps(t.driver.deadline_json())},'
-                f'"pause":{dumps(t.waits.pause_json())}}}')
+                f',"deadline":{dumps(t.deadline_json())},'
+                f'"pause":{dumps(t.pause_json())}}}')
 
     def update_text(self, seat: int | None, held: Held,
                     shared: tuple[str, str, str] | None = None) -> str:

@@ -1,0 +1,167 @@
+"""A web table's facts, shared by its parts: its configuration, its status, and the parts that
+hold state (seats, log, clocks, the game), with what is worked out from them alone.
+
+Domain words: *table* (a lobby, then a game), *status* (open, playing, over, expired), *version*
+(the table's event counter, the log's), *decision seat* (the seat whose move the table waits
+for), *deadline* (the clock a client is shown: the window's or the turn's), *pause* (the
+end-of-hand screen the next deal waits for), *people waiting* (people who may still ask for the
+discard and have said nothing yet), *asleep* (a game nobody watches: no bot moves, no clock
+runs), *idle* (a finished table nobody looks at).
+
+The parts that act (messages, waits, driver, lobby, websocket messages) are given this and each
+other by the table's owner (liverpool.web.table); none of them knows the owner.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from ..actions import Action
+from ..cards import card_str, wild_cards
+from ..engine import Game, Phase
+from ..record import game_record
+from ..rules import RuleSet
+from ..rulestext import rules_sheet
+from .clocks import Clocks, Post
+from .seating import Seating
+from .seats import Settings
+from .store import Store, StoredTable, StoreError
+from .tablelog import TableLog
+from .tablematch import TableMatch
+
+log = logging.getLogger("liverpool.web")
+
+
+class TableCore:
+    """What a table is and knows; changed only on its owner's queue (``post``)."""
+
+    def __init__(self, stored: StoredTable, store: Store, settings: Settings,
+                 post: Post) -> None:
+        cfg = stored.config
+        self.id = stored.id
+        self.created = stored.created
+        self.status = "expired" if stored.status == "expired" else "open"
+        self.store = store
+        self.settings = settings
+        self.preset: str = cfg["rules"]
+        self.overrides: dict[str, Any] = cfg.get("overrides") or {}
+        self.rules = RuleSet.preset(self.preset, self.overrides)
+        # the rule set in force, its sheet and its wild cards, worked out once
+        self._rules_words: dict[str, Any] = {
+            "knobs": self.rules.to_json(),
+            "rules_sheet": [[heading, lines] for heading, lines in rules_sheet(self.rules)],
+            "wild_cards": [card_str(c) for c in sorted(wild_cards(self.rules.deuces_wild))]}
+        self.seed: int = cfg["seed"]
+        self.deals: list[list[str]] | None = cfg.get("deals")
+        self.turn_timer: float | None = cfg.get("turn_timer")
+        self.buy_timer: float | None = cfg.get("buy_timer")
+        window, pause = cfg.get("buy_window"), cfg.get("hand_pause")
+        self.buy_window: float = settings.buy_window if window is None else float(window)
+        self.hand_pause: float = settings.hand_pause if pause is None else float(pause)
+        self.seating = Seating(cfg)
+        self.log = TableLog(stored.id, store, stored.notes)
+        self.clocks = Clocks(post)
+        self.play: TableMatch | None = None
+        self.asleep = False
+        self.pause_due: float | None = None  # when the end-of-hand pause ends (None: none)
+        # websockets holding this table (counted from the moment they got it, before their
+        # hello): a finished table is evicted from memory only when none is left
+        self.sockets = 0
+        # told when the table is finished and no socket holds it (the owner's, for its registry)
+        self.idle_hook: Callable[[], None] | None = None
+
+    def begin(self, play: TableMatch) -> None:
+        self.play = play
+        self.status = "playing"
+
+    @property
+    def version(self) -> int:
+        return self.log.version
+
+    @property
+    def paused(self) -> bool:
+        return self.pause_due is not None
+
+    @property
+    def finished(self) -> bool:
+        """Over, or closed before it started: nothing more happens at this table."""
+        return self.status in ("over", "expired")
+
+    def tell_idle(self) -> None:
+        if self.idle_hook is not None and self.finished and self.sockets == 0:
+            self.idle_hook()
+
+    # ---- what each seat may do now ---------------------------------------------------------
+    def decision_seat(self) -> int | None:
+        return None if self.play is None else self.play.decision_seat(self.version)
+
+    def legal_for(self, seat: int | None) -> tuple[list[Action], Game | None]:
+        return ([], None) if self.play is None else self.play.legal_for(seat, self.version)
+
+    def intents_for(self, seat: int | None) -> list[str]:
+        return [] if self.play is None else self.play.intents_for(seat, self.version)
+
+    def people_waiting(self) -> list[int]:
+        """The people who may still ask for the discard and have said nothing yet: a bot's move
+        waits for them, up to the table's buy window."""
+        if self.play is None or self.play.game.over or self.buy_window <= 0:
+            return []
+        req = self.play.requests
+        return [s.seat for s in self.seating.seats
+                if not self.seating.bot_controlled(s.seat) and s.conns and self.intents_for(s.seat)
+                and s.seat not in req.wanted and s.seat not in req.declined]
+
+    # ---- what the clients are shown --------------------------------------------------------
+    def deadline_json(self) -> dict[str, Any] | None:
+        clocks = self.clocks
+        if clocks.key("window") == self.version and self.play is not None:
+            kind = "call" if self.play.game.phase is Phase.CALL else "buy"
+            return {"seat": self.decision_seat(), "kind": kind,
+                    "ms_left": clocks.ms_left("window")}
+        seat = clocks.key("turn")
+        if isinstance(seat, int):
+            return {"seat": seat, "kind": "turn", "ms_left": clocks.ms_left("turn")}
+        return None
+
+    def pause_json(self) -> dict[str, Any] | None:
+        if self.pause_due is None:
+            return None
+        return {"kind": "hand_end", "ms_left": self.clocks.ms_left("pause"),
+                "ready": sorted(self.seating.ready), "waiting": self.seating.awaited()}
+
+    def summary(self, full: bool = True) -> dict[str, Any]:
+        """The table as clients see it; ``full`` adds the rule set in force, its rules sheet
+        and its wild cards (the table page needs them, a list of tables does not)."""
+        rules = self._rules_words if full else {}
+        return {
+            "id": self.id, "rules": self.preset, "overrides": self.overrides, **rules,
+            "status": self.status, "version": self.version, "public": self.seating.public,
+            "seats": self.seating.json(),
+            "turn_timer": self.turn_timer, "buy_timer": self.buy_timer,
+            "buy_window": self.buy_window, "hand_pause": self.hand_pause,
+            "incidents": len(self.log.incidents),
+            "created": datetime.fromtimestamp(self.created, UTC).isoformat().replace(
+                "+00:00", "Z"),
+        }
+
+    def record(self) -> dict[str, Any]:
+        """The game's record, with the bots' incidents when there were any."""
+        assert self.play is not None
+        rec = game_record(self.play.game)
+        if self.log.incidents:
+            rec["incidents"] = list(self.log.incidents)
+        return rec
+
+    async def report_incidents(self) -> None:
+        names = [s.name for s in self.seating.seats]
+        await self.log.report(names, self.seating.broadcast)
+
+    async def finish(self) -> None:
+        self.status = "over"
+        try:
+            await self.store.set_status(self.id, "over")
+        except StoreError as e:  # the events are the truth: a reload finds it over
+            log.warning("table %s: the status was not written: %s", self.id, e)
