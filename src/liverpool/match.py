@@ -34,8 +34,7 @@ from typing import Any, Literal
 from .actions import Action
 from .bots.base import Bot, bot_event
 from .bots.basic import BasicBot
-from .engine import Game, IllegalActionError, Phase, SeatView
-from .engine import Event
+from .engine import Event, Game, IllegalActionError, Phase, SeatView
 from .events import bot_rng, bot_seed, game_start_event, protocol_events
 from .outofturn import RequestKind, Requests, settling
 
@@ -288,7 +287,8 @@ class Match:
             reason = game.why_illegal(action)
             if reason is not None:
                 raise IllegalActionError(reason)
-        elif seat not in game.asked or action.type not in ("buy", "call", "pass"):
+        elif not game.request_kinds(seat) or action.type not in ("buy", "call", "pass"):
+            # not asked in this buy round or call window (the engine's ``why_no_request``)
             raise IllegalActionError(game.why_illegal(action) or "not possible now")
         self.requests.answer(game, seat, action)
         self.version += 1

@@ -17,4 +17,5 @@ from .state import HandEnd, IllegalActionError, Phase
 from .turns import stacked_deck
 from .view import SeatView
 
-__all__ = ["Event", "Game", "HandEnd", "HandEnded", "HandStarted", "IllegalActionError", "Phase", "SeatView", "events", "stacked_deck"]
+__all__ = ["Event", "Game", "HandEnd", "HandEnded", "HandStarted", "IllegalActionError", "Phase",
+           "SeatView", "events", "stacked_deck"]
