@@ -110,8 +110,9 @@ class Narrator:
             count = f" at {e.count} cards" if e.count is not None else ""
             bonus = f" exactly (-{e.bonus} points)" if e.bonus else ""
             return f"{self.who(e.seat, 'cuts')} the deck{count}{bonus}"
-        if isinstance(e, Reshuffled):
-            return f"The discard pile is shuffled into a new stock of {e.stock} cards"
+        if isinstance(e, Reshuffled):  # renewed for a card drawn at once: its size after that
+            return f"The discard pile is shuffled into a new stock ({e.stock} " \
+                   f"card{'s' if e.stock != 1 else ''} left)"
         if isinstance(e, HandEnded):
             return f"Hand {e.end.hand_number} over: " + ", ".join(
                 f"{self.players[s]} {e.points[s]}" for s in range(len(self.players)))

@@ -273,7 +273,9 @@ class Gave(SeatEvent):
 
 @dataclass(frozen=True, slots=True)
 class Reshuffled(Event):
-    """The discard pile, but its top card, was shuffled into a new stock of ``stock`` cards."""
+    """The discard pile, but its top card, was shuffled into a new stock, renewed because a
+    card was needed from it: ``stock`` is its size once the action is done (that card, and any
+    other the action drew, taken)."""
 
     kind: ClassVar[str] = "reshuffled"
     stock: int
