@@ -114,7 +114,7 @@ def test_a_bot_seated_mid_game_gets_no_old_hand_ends(tmp_path: Path,
     import random
 
     from liverpool.bots import BasicBot, bot_event, close_bot
-    from liverpool.engine import Game
+    from liverpool.engine import Game, HandEnded
     from liverpool.events import game_start_event, hand_start_event
     from liverpool.rules import RuleSet
 
@@ -123,14 +123,16 @@ def test_a_bot_seated_mid_game_gets_no_old_hand_ends(tmp_path: Path,
     bots = Path(__file__).resolve().parent / "bots"
     game = Game(RuleSet.preset("standard", {"hands": [1, 2, 3]}), 3, seed=6)
     basic = BasicBot()
-    while len(game.scores) < 2:  # two hands played before the bot is seated again
+    ended = 0
+    while ended < 2:  # two hands played before the bot is seated again
         seat = game.to_act()[0]
-        game.apply(basic.choose(game.view_for(seat), game.legal_actions(seat),
-                                random.Random(1)))
+        told = game.apply(basic.choose(game.view_for(seat), game.legal_actions(seat),
+                                       random.Random(1)))
+        ended += sum(isinstance(e, HandEnded) for e in told)
     ext = make_bot(f"cmd:{sys.executable} {bots / 'fair.py'}")
     try:
         bot_event(ext, game_start_event(game, 0, 0))
-        bot_event(ext, hand_start_event(game))
+        bot_event(ext, hand_start_event(game.hand_started()))
         asked = 0
         while asked < 3 and not game.over:
             seat = game.to_act()[0]

@@ -35,14 +35,13 @@ from liverpool.bots import make_bot
 from liverpool.bots.external import (
     bot_seed,
     decide_message,
-    game_end_event,
     game_start_event,
-    hand_end_event,
     hand_start_event,
 )
 from liverpool.bots.stdio import rules_from_event, serve_bot
 from liverpool.cards import parse_cards
-from liverpool.engine import Game, SeatView
+from liverpool.engine import Event, Game, SeatView
+from liverpool.events import protocol_events
 from liverpool.melds import RUN, Meld
 from liverpool.randomplay import random_action
 from liverpool.rules import PRESET_NAMES, RuleSet
@@ -198,17 +197,17 @@ Chooser = Callable[[Game, int, list[Action]], Action]
 
 
 def host_game(game: Game, choose: Chooser,
-              after: Callable[[Game], None] = lambda game: None) -> Game:
+              after: Callable[[tuple[Event, ...]], None] = lambda events: None) -> Game:
     """Play ``game`` to its end: the seat to act (drawn as the simulator draws it when several
-    may) picks with ``choose`` where it has a choice; ``after`` sees the game after each action."""
+    may) picks with ``choose`` where it has a choice; ``after`` hears the engine's events of
+    each action."""
     chooser = random.Random(game.seed ^ 0x5EED)
     while not game.over:
         seats = game.to_act()
         seat = seats[0] if len(seats) == 1 else chooser.choice(seats)
         legal = game.legal_actions(seat)
         action = legal[0] if len(legal) == 1 else choose(game, seat, legal)
-        game.apply(action)
-        after(game)
+        after(game.apply(action))
     return game
 
 
@@ -217,7 +216,6 @@ def served_game(level: str, rules: RuleSet, players: int, seed: int) -> Game:
     it; each answer must be a legal action for the decision's id."""
     bots = [ServedBot(level) for _ in range(players)]
     decisions = [0] * players
-    hands_told = [0]
     for bot in bots:
         bot.send({"type": "hello", "protocol": 1, "host": "liverpool", "future_field": 1})
         hello = bot.receive()
@@ -238,19 +236,15 @@ def served_game(level: str, rules: RuleSet, players: int, seed: int) -> Game:
         assert action in legal, f"seat {seat} answered {answer} outside the legal actions"
         return action
 
-    def after(game: Game) -> None:
-        if len(game.scores) > hands_told[0]:
-            hands_told[0] = len(game.scores)
-            tell(hand_end_event(game))
-            if not game.over:
-                tell(hand_start_event(game))
+    def after(events: tuple[Event, ...]) -> None:
+        for told in protocol_events(events):  # a hand's end, the next hand's start, the end
+            tell(told)
 
     game = Game(rules, players, seed=seed)
     for seat, bot in enumerate(bots):
         bot.send(game_start_event(game, seat))
-    tell(hand_start_event(game))
+    tell(hand_start_event(game.hand_started()))
     host_game(game, choose, after)
-    tell(game_end_event(game))
     for seat, bot in enumerate(bots):
         assert bot.end({"type": "quit"}) == 0
         assert bot.silent(), "the bot wrote more than its answers"

@@ -34,11 +34,12 @@ from liverpool.bots.external import (
     default_timeout,
     game_end_event,
     game_start_event,
-    hand_end_event,
     hand_start_event,
 )
 from liverpool.cards import card_str, parse_card
-from liverpool.engine import Game
+from liverpool.engine import Event, Game
+from liverpool.engine.events import GameEnded
+from liverpool.events import protocol_events
 from liverpool.record import replay
 from liverpool.rules import PRESET_NAMES, RuleSet
 from liverpool.simulate import play_game, run_local, specs_for
@@ -47,6 +48,13 @@ ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).resolve().parent / "bots"
 EXAMPLE = f"cmd:{sys.executable} {ROOT / 'examples' / 'example_bot.py'}"
 BIN = Path(sys.executable).parent / "liverpool"
+
+
+def ended(events: tuple[Event, ...]) -> dict[str, Any]:
+    """The protocol's ``game_end`` of a game whose last action told ``events``."""
+    end = events[-1] if events else None
+    assert isinstance(end, GameEnded)
+    return game_end_event(end)
 
 
 def bot(script: str, *args: str, limit: str = "") -> str:
@@ -107,14 +115,15 @@ def test_example_bot_answers_through_the_protocol() -> None:
         pids = {ext.pid, other.pid}
         assert None not in pids and len(pids) == 2
         asked = 0
+        last: tuple[Event, ...] = ()
         while not game.over:
             seat = game.to_act()[0]
             legal = game.legal_actions(seat)
             action = seats[seat].choose(game.view_for(seat), legal, random.Random(seat))
             asked += seat in (0, 2)
-            game.apply(action)
+            last = game.apply(action)
         for s in (0, 2):
-            bot_event(seats[s], game_end_event(game))
+            bot_event(seats[s], ended(last))
         assert asked > 20
         assert ext.incidents == [] and other.incidents == []
         assert not ext.in_fallback and not other.in_fallback
@@ -227,12 +236,13 @@ def test_after_an_incident_the_basic_bot_plays_the_seat(tmp_path: Path) -> None:
 def _one_game(bots: list[Any], game: Game) -> None:
     for s, b in enumerate(bots):
         bot_event(b, game_start_event(game, s, 0))
+    last: tuple[Event, ...] = ()
     while not game.over:
         seat = game.to_act()[0]
         legal = game.legal_actions(seat)
-        game.apply(bots[seat].choose(game.view_for(seat), legal, random.Random(1)))
+        last = game.apply(bots[seat].choose(game.view_for(seat), legal, random.Random(1)))
     for b in bots:
-        bot_event(b, game_end_event(game))
+        bot_event(b, ended(last))
 
 
 def _script(tmp_path: Path, body: str) -> str:
@@ -329,18 +339,15 @@ def test_events_reach_the_bot_once_each(tmp_path: Path, monkeypatch: pytest.Monk
     seats: list[Any] = [ext, *others]
     try:
         bot_event(ext, game_start_event(game, 0, 7))
-        bot_event(ext, hand_start_event(game))
-        bot_event(ext, hand_start_event(game))  # a repeat is dropped
+        bot_event(ext, hand_start_event(game.hand_started()))
+        bot_event(ext, hand_start_event(game.hand_started()))  # a repeat is dropped
         while not game.over:
             seat = game.to_act()[0]
             legal = game.legal_actions(seat)
-            before = len(game.scores)
-            game.apply(seats[seat].choose(game.view_for(seat), legal, random.Random(1)))
-            if len(game.scores) > before:
-                bot_event(ext, hand_end_event(game))
-                if not game.over:
-                    bot_event(ext, hand_start_event(game))
-        bot_event(ext, game_end_event(game))
+            # each hand's end, the next hand's start and the game's end, as the engine tells
+            for told in protocol_events(
+                    game.apply(seats[seat].choose(game.view_for(seat), legal, random.Random(1)))):
+                bot_event(ext, told)
         with pytest.raises(ValueError, match="unknown bot event"):
             bot_event(ext, {"type": "gossip", "hand": ["AS"]})
     finally:
@@ -430,6 +437,7 @@ def test_messages_never_carry_hidden_cards(tmp_path: Path, monkeypatch: pytest.M
     expected: dict[int, list[dict[str, Any]]] = {}  # decision id -> messages of other worlds
     hidden_at: dict[int, Counter[str]] = {}
     visible_at: dict[int, Counter[str]] = {}
+    last: tuple[Event, ...] = ()
     try:
         bot_event(ext, game_start_event(game, 0, 0))
         while not game.over:
@@ -447,8 +455,8 @@ def test_messages_never_carry_hidden_cards(tmp_path: Path, monkeypatch: pytest.M
                 visible = Counter(map(str, _cards_in(view.to_json())))
                 visible_at[ident] = visible
                 hidden_at[ident] = Counter(card_str(c) for c in game.hidden_from(0))
-            game.apply(seats[seat].choose(game.view_for(seat), legal, random.Random(1)))
-        bot_event(ext, game_end_event(game))
+            last = game.apply(seats[seat].choose(game.view_for(seat), legal, random.Random(1)))
+        bot_event(ext, ended(last))
     finally:
         close_bot(ext)
     assert ext.incidents == []

@@ -18,7 +18,16 @@ from scenario import pass_buys
 from liverpool.actions import Action
 from liverpool.bots import BasicBot, make_bot
 from liverpool.cards import parse_card
-from liverpool.engine import Game, IllegalActionError, Phase, SeatView
+from liverpool.engine import (
+    Event,
+    Game,
+    HandEnded,
+    HandStarted,
+    IllegalActionError,
+    Phase,
+    SeatView,
+)
+from liverpool.engine.events import GameEnded
 from liverpool.events import (
     bot_rng,
     bot_seed,
@@ -26,8 +35,11 @@ from liverpool.events import (
     game_start_event,
     hand_end_event,
     hand_start_event,
+    protocol_events,
 )
 from liverpool.match import Decision, Match
+from liverpool.narrate import Narrator, narrate
+from liverpool.record import game_record, steps
 from liverpool.rules import RuleSet
 
 # standard, 3 players, dealer 0: seat 1 plays first on the upcard KC and draws QC
@@ -125,7 +137,7 @@ def test_first_call_the_person_is_asked_first_and_says_no() -> None:
     bot_moves(m, 1)
     assert set(g.to_act()) == {2, 0}
     assert m.decision() == Decision(0, False, "buy")
-    assert m.play(Action("pass", 0)) == []  # an answer: the decision settles it
+    assert m.play(Action("pass", 0)) == ()  # an answer: the decision settles it
     assert m.decision() == Decision(2, True, "buy")  # the no was recorded at once
     assert records(g) == [(1, "draw"), (0, "pass")]
     m.play(m.bot_action(2))
@@ -229,45 +241,65 @@ class Listening:
 
 def test_events_in_order_with_their_content() -> None:
     game = Game(RuleSet.preset("standard", {"hands": [1, 2]}), 3, seed=11)
-    heard: list[dict[str, Any]] = []
+    heard: list[Event] = []
     ears = Listening()
     m = Match(game, [ears, BasicBot(), BasicBot()], index=4, listener=heard.append)
-    returned = m.start()
+    returned = list(m.start())
     while (d := m.decision()) is not None:
         returned += m.play(m.bot_action(d.seat))
-    # play() returned what the listener heard, except what decision() applied by itself
-    assert [e for e in returned if e["type"] != "action"] == \
-        [e for e in heard if e["type"] != "action"]
-    actions = [e for e in heard if e["type"] == "action"]
-    assert [e["action"] for e in actions] == [a.to_json() for a in game.actions]
-    assert all(e["seat"] == e["action"]["player"] and "text" not in e for e in actions)
-    kinds = [e["type"] for e in heard if e["type"] != "action"]
-    assert kinds == ["hand_start", "hand_end", "hand_start", "hand_end", "game_end"]
-    # each hand_end right after the action that ended the hand, then the next hand or the end
-    ends = [i for i, e in enumerate(heard) if e["type"] == "hand_end"]
-    assert all(heard[i - 1]["type"] == "action" for i in ends)
-    assert heard[ends[0] + 1] == {**heard[ends[0] + 1], "type": "hand_start", "hand_number": 2}
-    assert heard[-1] == game_end_event(game) and heard[-2]["type"] == "hand_end"
-    rows = [e for e in heard if e["type"] == "hand_end"]
-    assert [r["scores"] for r in rows] == [list(s) for s in game.scores]
-    assert rows[-1] == hand_end_event(game) and rows[-1]["totals"] == list(game.totals)
-    assert heard[-1]["winners"] == list(game.winners) and heard[-1]["hands"] == 2
+    # the listener heard the engine's events, exactly as a replay of the record tells them
+    assert heard == [e for step in steps(game_record(game)) for e in step.events]
+    # play() returned what the listener heard, in order, except what decision() applied
+    left = iter(heard)
+    assert all(any(e is h for h in left) for e in returned)
+    table = [e for e in heard if isinstance(e, HandStarted | HandEnded | GameEnded)]
+    assert [e.kind for e in table] == ["hand_started", "hand_ended", "hand_started",
+                                       "hand_ended", "game_ended"]
+    # each hand's end, then the next hand or the game's end, come last among their action's
+    ends = [i for i, e in enumerate(heard) if isinstance(e, HandEnded)]
+    assert all(heard[i - 1].actor is not None for i in ends)
+    nxt = heard[ends[0] + 1]
+    assert isinstance(nxt, HandStarted) and nxt.hand_number == 2
+    last = heard[-1]
+    assert isinstance(last, GameEnded) and isinstance(heard[-2], HandEnded)
+    rows = [e for e in heard if isinstance(e, HandEnded)]
+    assert [list(r.points) for r in rows] == [list(s) for s in game.scores]
+    assert list(rows[-1].totals) == list(game.totals)
+    assert last.winners == tuple(game.winners) and last.hands == 2
     # the bot heard its game_start (its own seed, not the game's), then the hand and game
-    # events, never an action
+    # events in the protocol's words, never an action
     assert ears.heard[0] == game_start_event(game, 0, 4)
     assert ears.heard[0]["seed"] == bot_seed(game.seed, 0) != game.seed
-    assert ears.heard[1:] == [e for e in heard if e["type"] != "action"]
+    assert ears.heard[1:] == protocol_events(heard)
+    assert [e["type"] for e in ears.heard[1:]] == ["hand_start", "hand_end", "hand_start",
+                                                   "hand_end", "game_end"]
+    assert ears.heard[-2] == hand_end_event(rows[-1]) == {
+        "type": "hand_end", "hand_number": 2, "scores": list(game.scores[-1]),
+        "totals": list(game.totals), "went_down": list(rows[-1].end.down)}
+    assert ears.heard[-1] == game_end_event(last) == {
+        "type": "game_end", "totals": list(game.totals), "winners": list(game.winners),
+        "hands": 2}
 
 
-def test_narrated_events_carry_the_line() -> None:
+def test_the_listener_hears_what_the_narrator_tells() -> None:
     g = std3()
-    heard: list[dict[str, Any]] = []
-    m = Match(g, [None, Answers(yes=False), Answers(yes=True)], narrate=True,
-              listener=heard.append)
+    heard: list[Event] = []
+    m = Match(g, [None, Answers(yes=False), Answers(yes=True)], listener=heard.append)
     bot_moves(m, 2)
-    lines = [e.get("text") for e in heard if e["type"] == "action"]
-    assert lines == ["P1 draws from the stock", "P2 buys KC (+1 penalty card)"]
-    assert heard[0] == hand_start_event(g)
+    dealt = heard[0]
+    assert isinstance(dealt, HandStarted) and dealt.upcard == parse_card("KC")
+    assert hand_start_event(dealt) == {"type": "hand_start", "hand_number": 1, "dealer": 0,
+                                       "contract": [c.to_json() for c in dealt.contract]}
+    # for everyone: nobody's stock card is named
+    assert Narrator(g.players).lines(heard[1:]) == [
+        "P1 draws from the stock", "P2 buys KC (+1 penalty card)"]
+    # for the drawer: the card it drew once the buy round ended
+    assert narrate(heard[1:], g.players, reader=1) == [
+        "You draw from the stock", "P2 buys KC (+1 penalty card)",
+        "Your draw from the stock: 5D"]
+    # for the buyer: its penalty card
+    assert narrate(heard[1:], g.players, reader=2) == [
+        "P1 draws from the stock", "You buy KC (+1 penalty card: QC)"]
 
 
 # ---- bots that fail ------------------------------------------------------------------------

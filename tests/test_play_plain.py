@@ -65,10 +65,10 @@ def test_a_stacked_hand_typed_line_by_line(tmp_path: Path) -> None:
     while fresh.to_act() != (0,):
         fresh.apply(Action("pass", fresh.to_act()[0]))
     assert f"Not allowed: {fresh.why_illegal(bad)}." in text
-    assert "You buy 7D (+1 penalty card)" in text
-    assert "You go down: 7H 7S 7D | 4C 5C JK 7C" in text
+    assert "You buy 7D (+1 penalty card: 10C)" in text  # the person's own card is named
+    assert "You go down: 7S 7H 7D | 4C 5C JK 7C" in text  # the set as the table holds it
     assert "4C 5C JK(6C) 7C" in text  # the table shows what the wild stands for
-    assert "You swap 6C for the wild in 4C 5C JK 7C 8C" in text
+    assert "You swap 6C for the JK in your run: 4C 5C 6C 7C 8C" in text
     reason = "Not allowed: "
     assert text.count(reason) == 2  # the go-down and 9C on the set of sevens
     assert "You discard JH and go out" in text
@@ -260,7 +260,7 @@ def test_the_person_answers_a_first_call_round_before_the_bots(tmp_path: Path) -
             "? Buy KC? (+1 penalty card; buys used 0)"
         assert [(a.player, a.type) for a in game.actions][:len(record)] == record
         if answer == "buy":
-            assert "You buy KC (+1 penalty card)" in text
+            assert "You buy KC (+1 penalty card: QC)" in text
 
 
 def test_a_warning_is_a_line_of_its_own_and_the_question_follows_it(tmp_path: Path) -> None:

@@ -161,7 +161,8 @@ async def test_a_whole_hand_with_the_keyboard(tmp_path: Path) -> None:
         assert parse_card("10C") in session.view().hand  # the penalty card
         assert session.view().buys[0] == 1
         log = app.query_one("#log", RichLog)
-        assert any("You buy 7D (+1 penalty card)" in line.text for line in log.lines)
+        # the person's own penalty card is named to them
+        assert any("You buy 7D (+1 penalty card: 10C)" in line.text for line in log.lines)
 
         # second turn: draw 6C, go down with melds picked card by card
         assert game.phase.value == "draw" and session.human_to_act()
@@ -478,7 +479,7 @@ async def test_the_lay_off_menu_and_the_log_say_your_meld(tmp_path: Path) -> Non
         app.screen.dismiss(1)
         await pilot.pause()
         log = [line.text for line in app.query_one("#log", RichLog).lines]
-        assert any("You lay 8C on your 4C 5C JK 7C" in line for line in log), log
+        assert any("You lay 8C on your run: 4C 5C JK 7C 8C" in line for line in log), log
         assert not any("You's" in line for line in log)
 
 
@@ -576,7 +577,9 @@ async def test_the_log_always_shows_its_newest_line(tmp_path: Path) -> None:
         await pilot.press("d")  # a move of the person's own
         await pilot.pause()
         assert_newest_in_sight(log)
-        assert log.entries[-1].plain.startswith("You draw")
+        # the draw, then (the bots passed the discard) the card it brought
+        assert log.entries[-2].plain == "You draw from the stock"
+        assert log.entries[-1].plain == "Your draw from the stock: JH"
 
 
 def rows_shown(widget: Static) -> list[str]:

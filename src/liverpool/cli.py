@@ -1,7 +1,7 @@
 """The ``liverpool`` command: ``play`` (terminal), ``serve`` (browser), ``demo`` (a simulated
 game with its log), ``replay``, ``simulate``, ``bot`` (a built-in bot on the bot protocol),
-``bench``, ``soak``. Interfaces talk to the engine only through actions, legal actions and
-views."""
+``bench``, ``soak``. Interfaces talk to the engine only through actions, legal actions, views
+and the events it tells (docs/engine.md)."""
 
 from __future__ import annotations
 
@@ -110,7 +110,10 @@ def cmd_demo(args: argparse.Namespace, sleep: Callable[[float], None] = time.sle
     """A simulated game among bots, with a readable log and the score sheet, paced so that it
     can be followed on a terminal (``sleep`` waits; tests count its calls instead)."""
     from .bots import BotSpecError, make_bot
+    from .engine import Event, HandEnded, HandStarted
+    from .engine.events import GameEnded
     from .match import Match
+    from .narrate import Narrator
 
     rules = _rules_from(args)
     names = list(NAMES[:args.players])
@@ -130,38 +133,45 @@ def cmd_demo(args: argparse.Namespace, sleep: Callable[[float], None] = time.sle
     console = Console()
     console.print(f"[bold]Liverpool Rummy[/] — {rules.name} rules; "
                   + ", ".join(f"{n} ({b})" for n, b in zip(names, levels, strict=True)))
-    quiet = ("draw", "take_discard", "discard") if args.quiet else ()
+    # --quiet leaves out the everyday moves: draws, takes and discards
+    quiet = ("drew", "took", "discarded") if args.quiet else ()
     pace = demo_pace(getattr(args, "pace", None), _stdout_is_terminal())
+    narrator = Narrator(names)  # a log for everyone: nobody's stock cards are named
+    rows: list[tuple[int, ...]] = []
 
-    def heard(event: dict[str, Any]) -> None:
-        kind = event["type"]
-        if kind == "hand_start":
-            console.rule(f"hand {game.hand_number()}: {game.contract_for(0).describe()}, "
-                         f"{game.deal_size()} cards each, {names[game.dealer]} deals")
-        elif kind == "action" and event.get("text") and event["action"]["type"] not in quiet:
-            console.print("  " + event["text"])
-            if pace:
-                sleep(pace)
-        elif kind == "hand_end":
-            row = event["scores"]
-            left = [n for s, n in enumerate(names) if event["went_down"][s]]
+    def heard(event: Event) -> None:
+        if isinstance(event, HandStarted):
+            console.rule(f"hand {event.hand_number}: {event.contract[0].describe()}, "
+                         f"{game.deal_size()} cards each, {names[event.dealer]} deals")
+        elif isinstance(event, HandEnded):
+            rows.append(event.points)
+            left = [n for s, n in enumerate(names) if event.end.down[s]]
             console.print("  [bold]hand over[/] — points: " + ", ".join(
-                f"{names[s]} {row[s]}" for s in range(game.n))
+                f"{names[s]} {event.points[s]}" for s in range(len(names)))
                 + (f"; went down: {', '.join(left)}" if left else ""))
             if pace:
                 sleep(pace * HAND_END_PAUSE)
+        elif isinstance(event, GameEnded):
+            winners.extend(event.winners)
+        elif event.kind not in quiet:
+            line = narrator.line(event.for_seat(None))
+            if line is not None:
+                console.print("  " + line)
+                if pace:
+                    sleep(pace)
 
-    with Match(game, bots, narrate=True, listener=heard) as match:
+    winners: list[int] = []
+    with Match(game, bots, listener=heard) as match:
         match.run()
     table = Table(title="Score sheet")
     table.add_column("hand")
     for name in names:
         table.add_column(name, justify="right")
-    for i, row in enumerate(game.scores, 1):
+    for i, row in enumerate(rows, 1):
         table.add_row(str(i), *map(str, row))
     table.add_row("total", *map(str, game.totals), style="bold")
     console.print(table)
-    console.print("winner: " + " and ".join(names[s] for s in game.winners))
+    console.print("winner: " + " and ".join(names[s] for s in winners))
     if args.record:
         Path(args.record).write_text(json.dumps(game_record(game)), encoding="utf-8")
         console.print(f"record written to {args.record} (replay it with liverpool replay)")

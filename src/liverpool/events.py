@@ -12,9 +12,8 @@ uses).
 from __future__ import annotations
 
 import random
-from typing import Any
-
 from collections.abc import Sequence
+from typing import Any
 
 from .actions import Action
 from .engine import Event, Game, HandEnded, HandStarted

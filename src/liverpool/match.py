@@ -315,7 +315,8 @@ class Match:
             reason = game.why_illegal(action)
             if reason is not None:
                 raise IllegalActionError(reason)
-        elif seat not in game.asked or action.type not in ("buy", "call", "pass"):
+        elif not game.request_kinds(seat) or action.type not in ("buy", "call", "pass"):
+            # not asked in this buy round or call window (the engine's ``why_no_request``)
             raise IllegalActionError(game.why_illegal(action) or "not possible now")
         self.requests.answer(game, seat, action)
         self.version += 1

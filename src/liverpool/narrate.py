@@ -64,9 +64,11 @@ class Narrator:
         event itself when the reader may see everything); None for an event with nothing to
         say (a pass, unless ``passes``; another seat's card drawn after a buy round)."""
         if isinstance(e, Drew):
-            if e.after_buys:
-                return None if e.card is None else f"{self.who(e.seat, 'draws')} " \
-                                                   f"{card_str(e.card)} from the stock"
+            if e.after_buys:  # the draw told before the buy round, now with its card
+                if e.card is None:
+                    return None
+                whose = self.whose(e.seat)
+                return f"{whose[:1].upper()}{whose[1:]} draw from the stock: {card_str(e.card)}"
             got = f" {card_str(e.card)}" if e.card is not None else ""
             return f"{self.who(e.seat, 'draws')}{got} from the stock"
         if isinstance(e, SkippedDraw):
@@ -108,8 +110,9 @@ class Narrator:
             count = f" at {e.count} cards" if e.count is not None else ""
             bonus = f" exactly (-{e.bonus} points)" if e.bonus else ""
             return f"{self.who(e.seat, 'cuts')} the deck{count}{bonus}"
-        if isinstance(e, Reshuffled):
-            return f"The discard pile is shuffled into a new stock of {e.stock} cards"
+        if isinstance(e, Reshuffled):  # renewed for a card drawn at once: its size after that
+            return f"The discard pile is shuffled into a new stock ({e.stock} " \
+                   f"card{'s' if e.stock != 1 else ''} left)"
         if isinstance(e, HandEnded):
             return f"Hand {e.end.hand_number} over: " + ", ".join(
                 f"{self.players[s]} {e.points[s]}" for s in range(len(self.players)))
@@ -134,7 +137,8 @@ class Narrator:
 
 
 def _meld(m: Meld) -> str:
-    return f"{m.kind} {cards_str(m.cards)}"
+    """A meld as it is after a move: ``run: 4C 5C JK 7C 8C``."""
+    return f"{m.kind}: {cards_str(m.cards)}"
 
 
 def narrate(events: Sequence[Event], players: Sequence[str], reader: int | None = None,

@@ -7,7 +7,8 @@ the current window; it may withdraw it while the window is open), *answer* (what
 that is asked says: its request, a bot's choice, or a person's explicit yes or no), *settle*
 (apply, one by one, the actions that end the buy round or call window).
 
-The engine says who may ask (``Game.request_kinds``) and who is asked, in which order
+The engine says which window is open (``Game.request_window``), who may ask
+(``Game.request_kinds``) and who is asked, in which order
 (``Game.to_act`` in the BUY and CALL phases); this module decides what each asked seat says, so
 every front end (the web table, the terminal, the simulator, the demo) settles a window the same
 way (docs/rules-decisions.md, "Out-of-turn requests between people and bots"):
@@ -39,13 +40,9 @@ WindowKey = tuple[str, int, int]
 
 
 def window_key(game: Game) -> WindowKey | None:
-    """Which window the game is in: requests made in one window mean nothing in the next."""
-    ph = game.phase
-    if ph is Phase.CALL:
-        return ("call", game.hand_index, game.turns)
-    if ph in (Phase.DRAW, Phase.BUY) and game.rules.buying and game.discard and game.fresh:
-        return ("buy", game.hand_index, game.turns)
-    return None
+    """Which window the game is in (the engine's ``Game.request_window``): requests made in
+    one window mean nothing in the next."""
+    return game.request_window()
 
 
 def kind_now(game: Game) -> RequestKind | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .actions import Action, ActionFormatError
-from .cards import CardError, card_str, parse_card, sorted_cards
+from .cards import CardError, card_str, parse_card
 from .engine import Event, Game, IllegalActionError
 from .rules import PRESETS, RulesError, RuleSet
 
@@ -38,8 +38,9 @@ def game_record(game: Game) -> dict[str, Any]:
     return rec
 
 
-def new_game_from_record(rec: Any) -> Game:
-    """The game a record starts from (no actions applied); ``RecordError`` if it cannot."""
+def new_game_from_record(rec: Any, search_budget: int | None = None) -> Game:
+    """The game a record starts from (no actions applied); ``RecordError`` if it cannot.
+    ``search_budget``: the game's bound on go-down searches (``Game``; None: none)."""
     if not isinstance(rec, dict):
         raise RecordError("a record is a JSON object")
     if "rules" not in rec or "players" not in rec:
@@ -69,7 +70,8 @@ def new_game_from_record(rec: Any) -> Game:
         except (CardError, TypeError) as e:
             raise RecordError(f"deals: {e}") from None
     try:
-        return Game(rules, players, seed=seed, deals=deals, first_dealer=first_dealer)
+        return Game(rules, players, seed=seed, deals=deals, first_dealer=first_dealer,
+                    search_budget=search_budget)
     except (RulesError, ValueError) as e:
         raise RecordError(str(e)) from None
 
@@ -124,9 +126,10 @@ class Replay:
     error: dict[str, Any] | None  # {"index": i, "reason": "..."} at the first bad action
 
 
-def replay(rec: dict[str, Any]) -> Replay:
-    """The whole record replayed (``steps``), or as far as it goes, with the first error."""
-    game = new_game_from_record(rec)
+def replay(rec: dict[str, Any], search_budget: int | None = None) -> Replay:
+    """The whole record replayed (``steps``), or as far as it goes, with the first error
+    (``search_budget``: the game's, as ``new_game_from_record``)."""
+    game = new_game_from_record(rec, search_budget)
     try:
         for _ in steps(rec, game):
             pass
@@ -136,26 +139,28 @@ def replay(rec: dict[str, Any]) -> Replay:
 
 
 def summary(result: Replay) -> dict[str, Any]:
+    """The ``liverpool replay --json`` object: the game where the replay stopped, every hand
+    face up (a record hides nothing), from the seats' views."""
     g = result.game
-    deuces = g.rules.deuces_wild
-    to_act = g.to_act()
+    table = g.view_for(None)
+    to_act = table.to_act
     return {
         "ok": result.error is None,
         "error": result.error,
-        "hand_number": g.hand_number(),
-        "scores": [list(r) for r in g.scores],
-        "totals": list(g.totals),
-        "hands": [[card_str(c) for c in sorted_cards(h, deuces)] for h in g.hands],
-        "down": list(g.down),
-        "melds": [m.to_json() for m in g.melds],
-        "discard": [card_str(c) for c in g.discard],
-        "stock_size": len(g.stock),
+        "hand_number": table.hand_number,
+        "scores": [list(r) for r in table.scores],
+        "totals": list(table.totals),
+        "hands": [[card_str(c) for c in g.view_for(s).hand] for s in range(len(table.players))],
+        "down": list(table.down),
+        "melds": [m.to_json() for m in table.melds],
+        "discard": [card_str(c) for c in table.discard],
+        "stock_size": table.stock_size,
         "to_act": None if not to_act else (list(to_act) if len(to_act) > 1 or
-                                           (g.phase.value == "buy" and
-                                           g.rules.buy_priority == "first_call")
+                                           (table.phase == "buy" and
+                                           table.ruleset.buy_priority == "first_call")
                                            else to_act[0]),
-        "phase": g.phase.value,
-        "contract": g.contract_for(0).describe(),
-        "winners": list(g.winners),
+        "phase": table.phase,
+        "contract": table.contract[0].describe(),
+        "winners": list(table.winners),
         "actions_applied": len(g.actions),
     }

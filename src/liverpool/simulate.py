@@ -25,7 +25,7 @@ from typing import Any
 
 from .bots import close_bot, make_bot
 from .bots.external import _CtrlCHeld, close_all
-from .engine import Game
+from .engine import Event, Game, HandEnded, HandStarted
 from .match import Match
 from .record import game_record
 from .rules import RuleSet, parse_overrides
@@ -80,11 +80,19 @@ def play_game(spec: GameSpec, keep_record: bool = False) -> GameResult:
     rules = RuleSet.preset(spec.preset, spec.overrides)
     names = [f"{b}#{s}" for s, b in enumerate(spec.bots)]
     game = Game(rules, names, seed=spec.seed)
+    contract = 0  # the number of the hand in progress's contract (seat 0's)
     contracts: list[int] = []
+    points: list[list[int]] = []
+    made: list[list[bool]] = []
 
-    def heard(event: dict[str, Any]) -> None:
-        if event["type"] == "hand_start":
-            contracts.append(game.contract_no(0))
+    def heard(event: Event) -> None:
+        nonlocal contract
+        if isinstance(event, HandStarted):
+            contract = game.contract_no(0)
+        elif isinstance(event, HandEnded):
+            contracts.append(contract)
+            points.append(list(event.points))
+            made.append(list(event.end.down))
 
     # no bot process starts before the match tells the bots the game begins
     bots = [make_bot(b, timeout=spec.bot_timeout, cwd=spec.cwd) for b in spec.bots]
@@ -93,8 +101,7 @@ def play_game(spec: GameSpec, keep_record: bool = False) -> GameResult:
     incidents = [{**found, "bot": spec.bots[found["seat"]]} for found in match.incidents]
     return GameResult(
         index=spec.index, bots=spec.bots, totals=list(game.totals), winners=list(game.winners),
-        hand_points=[list(r) for r in game.scores], made=[list(d) for d in game.downs],
-        contract_numbers=contracts[:len(game.scores)], decisions=len(game.actions),
+        hand_points=points, made=made, contract_numbers=contracts, decisions=len(game.actions),
         record=game_record(game) if keep_record else None, incidents=incidents)
 
 

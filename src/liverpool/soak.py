@@ -50,7 +50,8 @@ from rich.table import Table
 from .actions import Action
 from .bots.base import RandomBot
 from .cards import JOKER, Card, card_str, cards_str
-from .engine import Game, IllegalActionError, Phase
+from .engine import Event, Game, HandEnded, HandStarted, IllegalActionError, Phase
+from .engine.events import Drew, GameEnded, Gave
 from .match import Match
 from .record import game_record, replay
 from .rules import (
@@ -456,8 +457,10 @@ def _sizes(game: Game) -> tuple[list[int], int, int, int, int]:
 
 
 def check_action(before: tuple[list[int], int, int, int, int], game: Game, a: Action,
-                 discarder: int | None) -> list[str]:
-    """The cards ``a`` names moved where it says (same hand only; the caller checks that)."""
+                 told: Event) -> list[str]:
+    """The cards ``a`` names moved where it says, ``told`` being the engine's event of ``a``
+    itself (its first; same hand only: the caller drops the findings of an action that ended
+    the hand)."""
     hands0, _, pile0, melds0, meld_cards0 = before
     hands1, _, pile1, melds1, meld_cards1 = _sizes(game)
     p = a.player
@@ -496,14 +499,17 @@ def check_action(before: tuple[list[int], int, int, int, int], game: Game, a: Ac
             out.append("borrow: the table did not gain exactly the cards from hand")
     elif a.type == "give":
         want(-1, "the giver's")
-        if discarder is not None and hands1[discarder] != hands0[discarder] + 1:
+        if not isinstance(told, Gave):
+            out.append(f"give: the engine told {told.kind}, not gave")
+        elif hands1[told.to] != hands0[told.to] + 1:
             out.append("give: the discarder did not receive one card")
     elif a.type == "buy":
         depth = a.depth or 1
         want(depth + game.rules.penalty_cards, "the buyer's")
-    elif a.type == "draw" and game.phase is Phase.PLAY and game.turn == p:
-        want(1, "the drawer's")
-    elif a.type in ("draw", "no_draw") and game.phase is Phase.BUY:
+    elif a.type == "draw" and isinstance(told, Drew):
+        # drawn at once, or once the buy round over the discard ends
+        want(0 if told.buy_round else 1, "the drawer's")
+    elif a.type == "no_draw":
         want(0, "the drawer's")
     return out
 
@@ -536,33 +542,45 @@ def play_checked(spec: GameSpec) -> GameResult:
 
     # the state before the next action: what the checks of an action compare against
     before = _sizes(game) if every else None
-    discarder = game.discarder
-    hand_before = game.hand_index
+    seen = len(game.actions)  # actions whose events the checks have heard
+    # an action's card-movement findings, held until its events show whether it ended the hand
+    # (sizes before and after a deal do not compare)
+    held: tuple[int, list[str]] | None = None
 
-    def heard(event: dict[str, Any]) -> None:
-        nonlocal before, discarder, hand_before
-        if event["type"] != "action":
-            return
-        i = len(game.actions) - 1
-        a = game.actions[-1]
-        new_hand = game.hand_index != hand_before
-        if every or new_hand or game.over:
-            msgs = check_cards(game, pack)
-            if before is not None and not new_hand and not game.over:
-                msgs += check_action(before, game, a, discarder)
-            seats = range(game.n) if new_hand or game.over else game.to_act()[:1]
-            msgs += check_places(game, seats)
-            if new_hand:
-                msgs += check_scores(game)
-                if not game.over:
-                    msgs += check_new_hand(game, pack_size)
-            if report(i, msgs) and len(res.violations) >= MAX_VIOLATIONS_PER_GAME:
-                raise _Stop
-        if every and report(i + 1, check_can_act(game)):
+    def stop_on(i: int, messages: list[str]) -> None:
+        if report(i, messages) and len(res.violations) >= MAX_VIOLATIONS_PER_GAME:
             raise _Stop
-        before = _sizes(game) if every else None
-        discarder = game.discarder
-        hand_before = game.hand_index
+
+    def release() -> None:
+        nonlocal held
+        if held is not None:
+            i, messages = held
+            held = None
+            stop_on(i, messages)
+
+    def heard(event: Event) -> None:
+        """The checks, told every event of the match in order; each action's first event is
+        the action's own, heard with the game as the action (and all it set off) left it."""
+        nonlocal before, seen, held
+        i = len(game.actions) - 1
+        if isinstance(event, HandEnded):
+            held = None
+        elif isinstance(event, HandStarted | GameEnded):
+            msgs = check_cards(game, pack) + check_places(game, range(game.n)) \
+                + check_scores(game)
+            if isinstance(event, HandStarted):
+                msgs += check_new_hand(game, pack_size)
+            stop_on(i, msgs)
+        elif len(game.actions) != seen:
+            seen = len(game.actions)
+            release()
+            if every:
+                msgs = check_cards(game, pack) + check_places(game, game.to_act()[:1])
+                stop_on(i, msgs)
+                if before is not None:
+                    held = (i, check_action(before, game, game.actions[-1], event))
+                stop_on(i + 1, check_can_act(game))
+                before = _sizes(game)
 
     report(-1, check_cards(game, pack) + check_new_hand(game, pack_size))
     match = Match(game, [RandomBot()] * spec.players, listener=heard)
@@ -602,6 +620,8 @@ def play_checked(spec: GameSpec) -> GameResult:
             except Exception as e:
                 report(i, [f"applying listed action {a} crashed: {e!r}"])
                 break
+    with contextlib.suppress(_Stop):
+        release()
     if game.over:
         report(len(game.actions) - 1, check_scores(game) + check_end(game))
     elif not res.violations:

@@ -37,9 +37,22 @@ class DrawRules(PlayRules):
                 return None
             what = "buy round" if ph is Phase.BUY else "call window"
             return f"you are not asked in this {what}"
-        if ph is not Phase.DRAW or not self.rules.buying or not self.discard or not self.fresh:
+        if self.request_window() is None:
             return "there is no discard to buy now"
         return self._buy_refusal(seat, draw=True)
+
+    def request_window(self) -> tuple[str, int, int] | None:
+        """The out-of-turn window open now, as ``(kind, hand, turn)``: ``"buy"`` while the top
+        discard may still be bought (from the moment it is thrown, while the player on turn
+        decides, until the buy round over it ends), ``"call"`` in a call window; None when no
+        discard may be asked for. Equal values mean the same window: a request made in one
+        means nothing in the next."""
+        ph = self.phase
+        if ph is Phase.CALL:
+            return ("call", self.hand_index, self.turns)
+        if ph in (Phase.DRAW, Phase.BUY) and self.rules.buying and self.discard and self.fresh:
+            return ("buy", self.hand_index, self.turns)
+        return None
 
     # ---- cut ----
     def _check_cut(self, a: Action) -> None:

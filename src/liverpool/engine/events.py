@@ -232,7 +232,8 @@ class Discarded(SeatEvent):
 
 @dataclass(frozen=True, slots=True)
 class Called(SeatEvent):
-    """The seat called the playable discard ``card`` (``mode``: the table's ``rummy_call``:
+    """The seat called the playable discard ``card`` (``mode``: the window's, from the table's
+    ``playable_discard``:
     ``bonus`` it takes the card, ``take_back`` the discarder takes it back with a penalty card
     only the discarder sees, ``give_cards`` the card goes on the meld at ``meld``, ``points`` the
     discarder owes ``points``); ``to``: the discarder."""
@@ -272,7 +273,9 @@ class Gave(SeatEvent):
 
 @dataclass(frozen=True, slots=True)
 class Reshuffled(Event):
-    """The discard pile, but its top card, was shuffled into a new stock of ``stock`` cards."""
+    """The discard pile, but its top card, was shuffled into a new stock, renewed because a
+    card was needed from it: ``stock`` is its size once the action is done (that card, and any
+    other the action drew, taken)."""
 
     kind: ClassVar[str] = "reshuffled"
     stock: int

@@ -10,8 +10,9 @@ seat cannot tell from the real one: the cards hidden from it dealt again), *snap
 Mersenne Twister, seeded with the game's integer seed; each hand's deck is the unshuffled pack of
 ``cards.new_deck`` shuffled by ``rng.shuffle`` unless the record gives the deal; stock renewals
 shuffle with the same RNG). Each phase's checks and listing live in their own module (draw,
-play, calls), its turn machinery in ``turns``. Interfaces use ``legal_actions``, ``is_legal``,
-``apply`` and ``view_for``; nothing else leaves the engine.
+play, calls), its turn machinery in ``turns``. Interfaces use the surface docs/engine.md lists
+(``legal_actions``, ``is_legal``, ``apply`` and its events, ``view_for``, a few read-only facts);
+nothing else leaves the engine.
 """
 
 from __future__ import annotations

@@ -91,7 +91,6 @@ class Board(App[None]):
         self.hint_at: int | None = None  # a hint is being thought out for this position
         self.paused = False  # a hand result or the game's end is on screen
         self.last_result: Group | None = None
-        self.hand_seen = -1  # the hand whose start the log has shown
         self.mounted = False  # the widgets are there to draw in
         self.warnings: list[str] = []  # the newest warnings, shown above the prompt
         self.errors: list[str] = []  # every illegal choice's reason, newest last (tests read it)

@@ -17,10 +17,10 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from ..actions import Action
-from ..engine import IllegalActionError, SeatView
+from ..engine import HandStarted, IllegalActionError
 from .board import Board
 from .session import Event
-from .text import YOU, second_person, subject
+from .text import YOU, deal_words, second_person
 from .widgets import Notice, TailLog, hand_result_view, score_table
 
 WARNINGS_SHOWN = 2  # the newest warnings shown above the prompt; the log keeps them all
@@ -43,6 +43,8 @@ class Pacing(Board):
         named = "" if me == YOU else f"You are {me}; "
         self.log_line(Text(f"{named}playing with {others}. ? shows the keys.", style="bold"))
         self.log_line(Text(f"Saved as it goes in {s.save_path}", style="dim"))
+        if s.dealt is not None and not s.over:
+            self.log_deal(s.dealt)
         self.mounted = True
         self.refresh_all()
         self.after_change()
@@ -50,8 +52,6 @@ class Pacing(Board):
     def after_change(self) -> None:
         """After any action: arm the bots' timer when a bot is to act."""
         s = self.session
-        v = self.view()
-        self.log_hand_start(v)
         if (self.paused or s.over or s.bot_to_act() is None or self.timer_armed
                 or self.thinking is not None):
             self.refresh_all()
@@ -102,7 +102,7 @@ class Pacing(Board):
             ev = self.session.play_bot(turn, answer)
             self.show_event(ev)
             # a pass says nothing on screen, so waiting after it would only slow the game
-            if ev.text is not None or self.paused or self.session.over:
+            if ev.lines or self.paused or self.session.over:
                 break
             self.start_thinking()
             if self.thinking is None:
@@ -121,32 +121,32 @@ class Pacing(Board):
         self.after_change_no_bots()
 
     def after_change_no_bots(self) -> None:
-        self.log_hand_start(self.view())
         self.refresh_all()
 
-    def log_hand_start(self, v: SeatView) -> None:
-        """A line in the log where a new hand begins (once per hand)."""
-        if v.hand_index == self.hand_seen or self.session.over:
-            return
-        self.hand_seen = v.hand_index
-        self.log_line(Text(f"— hand {v.hand_number}: {v.contract[v.me].describe()}, "
-                           f"{subject(v.players[v.dealer], 'deals')} —", style="bold cyan"))
+    def log_deal(self, dealt: HandStarted) -> None:
+        """The line in the log where a hand begins (the engine's ``hand_started``)."""
+        s = self.session
+        self.log_line(Text(f"— {deal_words(dealt, s.game.players, s.human)} —",
+                           style="bold cyan"))
 
     def show_event(self, ev: Event) -> None:
-        if ev.text:
-            style = "bold" if ev.seat == self.session.human else ""
-            self.log_line(Text(ev.text, style=style))
+        human = self.session.human
+        for line in ev.lines:
+            self.log_line(Text(line.text, style="bold" if line.seat == human else ""))
         for w in ev.warnings:
             self.log_line(Text(f"⚠ {w}", style="bold red"))
             # a line of its own above the prompt, not a toast: a toast covered the question
             self.warnings = [*self.warnings, w][-WARNINGS_SHOWN:]
-        if ev.hand is not None:
+        g = self.session.game
+        r = ev.hand
+        if r is not None:
             self.warnings = []
-            g = self.session.game
-            r = ev.hand
             who = " and ".join(g.players[x] for x in r.out) if r.out else "no one"
             self.log_line(Text(f"Hand {r.number} over: {who} went out. Points: " + ", ".join(
                 f"{g.players[x]} {r.points[x]}" for x in range(g.n)), style="bold green"))
+        if ev.dealt is not None:
+            self.log_deal(ev.dealt)
+        if r is not None:
             body = hand_result_view(g.players, r, g.rules.deuces_wild)
             self.last_result = body
             self.open_notice(Group(body, score_table(g.players, g.scores, g.totals),

@@ -16,7 +16,7 @@ from typing import TextIO
 
 from ..actions import Action, ActionFormatError
 from ..cards import CardError, card_str, parse_card, parse_cards
-from ..engine import IllegalActionError, SeatView
+from ..engine import HandStarted, IllegalActionError, SeatView
 from ..rulestext import PRESET_LINES, rules_sheet
 from .session import Event, HandResult, Session
 from .text import (
@@ -76,14 +76,12 @@ class PlainUI:
                  f"{', '.join(others)}.")
         self.say(f"The game is saved as it goes in {s.save_path}. Type help for the commands, "
                  f"rules for the table's rules.")
-        hand_seen = -1
+        if s.dealt is not None and not s.over:
+            self.say(self.hand_header(s.dealt))
         asked_key: object = None
         try:
             while not s.over:
                 view = s.view()
-                if view.hand_index != hand_seen:
-                    hand_seen = view.hand_index
-                    self.say(self.hand_header(view))
                 if s.human_to_act():
                     key = (len(s.game.actions), view.phase)
                     if key != asked_key:
@@ -110,12 +108,14 @@ class PlainUI:
             s.close()
 
     def report(self, ev: Event) -> None:
-        if ev.text:
-            self.say(ev.text)
+        for line in ev.lines:
+            self.say(line.text)
         for w in ev.warnings:
             self.say(f"Warning: {w}.")
         if ev.hand is not None:
             self.say(self.hand_result(ev.hand))
+        if ev.dealt is not None:
+            self.say(self.hand_header(ev.dealt))
         if ev.game_over:
             self.say(self.score_sheet())
             g = self.s.game
@@ -123,12 +123,16 @@ class PlainUI:
                      + " and ".join(g.players[w] for w in g.winners) + ".")
 
     # ---- text ----------------------------------------------------------------------------
-    def hand_header(self, view: SeatView) -> str:
-        total = len(view.ruleset.hand_list()) if view.ruleset.progression == "all" else None
+    def hand_header(self, dealt: HandStarted) -> str:
+        """A hand's start (the engine's ``hand_started``): its number, the person's contract,
+        the deal and the dealer."""
+        g = self.s.game
+        rules = g.rules
+        total = len(rules.hand_list()) if rules.progression == "all" else None
         of = f" of {total}" if total else ""
-        size = len(view.hand) if view.phase != "cut" else "?"
-        return (f"=== Hand {view.hand_number}{of}: contract {view.contract[view.me].describe()}"
-                f"; {size} cards each; {subject(view.players[view.dealer], 'deals')} ===")
+        return (f"=== Hand {dealt.hand_number}{of}: contract "
+                f"{dealt.contract[self.s.human].describe()}; {g.deal_size()} cards each; "
+                f"{subject(g.players[dealt.dealer], 'deals')} ===")
 
     def status(self, view: SeatView) -> str:
         lines = [self.players_line(view), self.table_text(view)]

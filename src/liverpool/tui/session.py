@@ -4,11 +4,12 @@ bots), the record file kept up to date after every action, and what each action 
 Domain words: *session* (one game played at this terminal), *human seat*, *bot seat*, *record
 file* (docs/rules.md (Records), rewritten atomically after every action so a crash loses nothing),
 *seat file* (a small sidecar beside the record naming the human seat and the bots' levels, for
-``--resume``), *event* (one applied action with its readable line, and what it ended), *hand
-result* (who went out, the cards left, the points, the running totals).
+``--resume``), *event* (what one decision made happen, told by the engine's events: its
+readable lines, written for the person, and the hand it ended or dealt), *hand result* (who
+went out, the cards left, the points, the running totals).
 
 The Textual app and the plain line mode both drive a ``Session``; neither touches the engine
-except through actions, legal actions and views.
+except through actions, legal actions, views and the engine's events (docs/engine.md).
 """
 
 from __future__ import annotations
@@ -27,12 +28,15 @@ from typing import Any
 from ..actions import Action
 from ..bots import Bot, BotSpecError, hint, make_bot
 from ..cards import Card
-from ..engine import Game, IllegalActionError, SeatView
+from ..engine import Event as GameEvent
+from ..engine import Game, HandEnded, HandStarted, IllegalActionError, SeatView
+from ..engine.events import GameEnded
 from ..match import BotMove, Match
+from ..narrate import Narrator
 from ..record import RecordError, game_record, replay
 from ..rules import RuleSet
 from ..solver import PERSON_SEARCH_BUDGET
-from .text import action_label, possessive, second_person, subject
+from .text import action_label, possessive, subject
 
 BOT_NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Finn", "Gus", "Hal")
 SEAT_FILE_SUFFIX = ".seats.json"
@@ -55,23 +59,37 @@ class HandResult:
     totals: list[int]
 
 
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One readable line of what happened: ``seat`` did it (None: the table's own event, a
+    renewed stock)."""
+
+    seat: int | None
+    text: str
+
+
 @dataclass
 class Event:
+    """What one decision made happen (``action``, by ``seat``), with what the bots' answers
+    and passes settled at once after it."""
+
     seat: int
     action: Action
-    text: str | None  # the readable line ("Bob buys 7H (+1 penalty card)"), None for a pass
-    hand: HandResult | None = None  # set when this action ended a hand
+    # the readable lines, written for the person ("You draw 7H from the stock", "Bob buys 7H
+    # (+1 penalty card)"); none for a pass
+    lines: list[Line] = field(default_factory=list)
+    hand: HandResult | None = None  # set when a hand ended
+    dealt: HandStarted | None = None  # the next hand, when one was dealt
     game_over: bool = False
     warnings: list[str] = field(default_factory=list)  # "Bob has one card left"
 
 
-def hand_result(game: Game) -> HandResult:
-    """The hand that ``game`` has just ended, as the engine scored it (``last_hand_end``)."""
-    end = game.last_hand_end
-    assert end is not None
+def hand_result(e: HandEnded) -> HandResult:
+    """The hand that ended, as the engine scored it."""
+    end = e.end
     out = [s for s, went in enumerate(end.out) if went]
-    return HandResult(len(game.scores), out, [list(h) for h in end.hands],
-                      list(game.scores[-1]), list(game.totals))
+    return HandResult(end.hand_number, out, [list(h) for h in end.hands], list(e.points),
+                      list(e.totals))
 
 
 def seat_file_for(record_path: Path) -> Path:
@@ -133,18 +151,19 @@ class Session:
             raise SessionError(str(e)) from None
         # the person answers buy and call questions explicitly, before the bots in a first-call
         # round; each bot's generator is seeded from ``bot_seed``, so bot play repeats with it
-        self.match = Match(game, seated, ask_people=True, narrate=True, listener=self._heard,
-                           seed=bot_seed)
+        self.match = Match(game, seated, ask_people=True, listener=self._heard, seed=bot_seed)
         self.bots = self.match.bots
         self.rngs = self.match.rngs
         self.save_path = save_path
         self.closed = False
         self.hinter: Bot | None = None
-        self.warned_hand = -1
         self.warned: set[int] = set()  # seats already announced on one card this hand
-        self._news: list[dict[str, Any]] = []  # the match's events since the last Event
-        # the public penalties and out flags before the next action, and (for the hand's result)
-        # before the action that ended the last hand, with its player
+        # the lines for the person: their own moves in the second person, their stock cards
+        # named
+        self.narrator = Narrator(game.players, reader=human)
+        self._news: list[GameEvent] = []  # the match's events since the last Event
+        # the hand in progress, as it was dealt (set by ``_heard``; None: the game was over)
+        self.dealt: HandStarted | None = None
         # the same events every host sends (rules with overrides, the bot's seed)
         self.match.start()
         self.match.decision()  # nothing waits on nobody: the game is at a seat's decision
@@ -191,14 +210,13 @@ class Session:
         except json.JSONDecodeError as e:
             raise SessionError(f"{file} is not a game record (not JSON: {e})") from None
         try:
-            result = replay(rec)
+            result = replay(rec, search_budget=PERSON_SEARCH_BUDGET)
         except RecordError as e:
             raise SessionError(f"{file} is not a game record: {e}") from None
         if result.error is not None:
             raise SessionError(f"{file}: action {result.error['index']} is illegal: "
                                f"{result.error['reason']}")
         game = result.game
-        game.search_budget = PERSON_SEARCH_BUDGET  # the record replays with no budget
         human, levels = 0, None
         seats_path = seat_file_for(path)
         if seats_path.exists():
@@ -328,21 +346,28 @@ class Session:
         self.save()
         return self._event(a)
 
-    def _heard(self, event: dict[str, Any]) -> None:
+    def _heard(self, event: GameEvent) -> None:
         """The match's events, in order (every action applied, by anyone, comes through
         here)."""
         self._news.append(event)
+        if isinstance(event, HandStarted):
+            self.dealt = event
+            self.warned = set()  # a new hand: nobody has been announced on one card
 
     def _event(self, a: Action) -> Event:
         g = self.game
-        ev = Event(a.player, a, None)
+        ev = Event(a.player, a)
         for e in self._news:
-            if e["type"] == "action" and e["action"] == a.to_json():
-                text = e.get("text")
-                # a bot's line may name the person too: "Bob lays 8C on your run"
-                ev.text = None if text is None else second_person(text, g.players[self.human])
-            elif e["type"] == "hand_end":
-                ev.hand = hand_result(g)
+            if isinstance(e, HandEnded):
+                ev.hand = hand_result(e)
+            elif isinstance(e, HandStarted):
+                ev.dealt = e
+            elif isinstance(e, GameEnded):
+                ev.game_over = True
+            else:
+                text = self.narrator.line(e.for_seat(self.human))
+                if text is not None:
+                    ev.lines.append(Line(e.actor, text))
         self._news.clear()
         for inc in self.match.take_incidents():
             # a bot broke down: say so, as every host does
@@ -352,14 +377,11 @@ class Session:
                                f"bot plays the seat {rest}")
         if ev.hand is None:
             after = g.view_for(self.human)
-            if after.hand_index != self.warned_hand:
-                self.warned_hand, self.warned = after.hand_index, set()
             for s in range(g.n):
                 # once a hand per seat: a player on one card draws and discards every turn
                 if s != self.human and after.hand_sizes[s] == 1 and s not in self.warned:
                     self.warned.add(s)
                     ev.warnings.append(f"{subject(g.players[s], 'has')} one card left")
-        ev.game_over = g.over
         return ev
 
     # ---- finishing -----------------------------------------------------------------------

@@ -18,7 +18,7 @@ from rich.text import Text
 
 from ..actions import Action
 from ..cards import JOKER, RANK_NAMES, Card, card_str, is_wild, rank_of, suit_of
-from ..engine import SeatView
+from ..engine import HandStarted, SeatView
 from ..melds import RUN, Meld
 from ..rules import RuleSet
 from ..rulestext import changes
@@ -195,6 +195,13 @@ def second_person(line: str, person: str = YOU) -> str:
     words = line.split(" ")
     words[1] = _VERBS.get(words[1], words[1])
     return " ".join(words).replace(" and goes out", " and go out")
+
+
+def deal_words(e: HandStarted, players: Sequence[str], seat: int = 0) -> str:
+    """A hand's start in words, from the engine's ``hand_started``: ``hand 2: 1 set + 1 run,
+    Cy deals`` (the contract ``seat`` plays)."""
+    return (f"hand {e.hand_number}: {e.contract[seat].describe()}, "
+            f"{subject(players[e.dealer], 'deals')}")
 
 
 def rules_label(rules: RuleSet) -> str:

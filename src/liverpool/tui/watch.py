@@ -24,13 +24,14 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
-from ..actions import Action, ActionFormatError
+from ..actions import Action
 from ..cards import card_str
-from ..engine import Game, IllegalActionError
-from ..narrate import describe
-from ..record import RecordError, new_game_from_record
-from .session import HandResult, hand_result
-from .text import card_text, fit_parts, rules_label, second_person, subject
+from ..engine import Game, HandEnded, HandStarted
+from ..engine.events import GameEnded
+from ..narrate import Narrator
+from ..record import RecordError, ReplayError, new_game_from_record, steps
+from .session import HandResult, Line, hand_result
+from .text import YOU, card_text, deal_words, fit_parts, rules_label, subject
 from .widgets import (
     Notice,
     TailLog,
@@ -58,77 +59,88 @@ class Frame:
 
 
 class Replayer:
-    """The game after any number of the record's actions; ``error`` is the first bad one."""
+    """The game after any number of the record's actions, replayed by ``record.steps``;
+    ``error`` is the first bad action."""
 
     def __init__(self, rec: dict[str, Any]) -> None:
         self.start = new_game_from_record(rec)
         raw = rec.get("actions", [])
+        self.raw: list[Any] = raw if isinstance(raw, list) else []  # the actions, as JSON
         self.actions: list[Action] = []
-        self.lines: list[str] = []
+        self.lines: list[list[Line]] = []  # what each action did, in words
         self.error: str | None = None
+        players = self.start.players
+        # the game is shown face up: every card named; the person who played the recorded
+        # game is the player named "You", if any, and reads in the second person
+        narrator = Narrator(players, players.index(YOU) if YOU in players else None)
         game = self.start.clone()
         self.checkpoints: dict[int, Game] = {0: game.clone()}
         self.hand_starts = [0]  # where each hand begins, for jumping hand by hand
         self.results: dict[int, HandResult] = {}  # by the step whose action ended the hand
-        self.deals = [self.deal_line(game)]  # each hand's start, in words
-        for i, obj in enumerate(raw if isinstance(raw, list) else []):
-            try:
-                a = Action.from_json(obj)
-                line = describe(game, a) if game.is_legal(a) else None
-                hands = len(game.scores)
-                game.apply(a)
-            except (ActionFormatError, IllegalActionError) as e:
-                self.error = f"action {i} is illegal: {e}"
-                break
-            self.actions.append(a)
-            # the person who played the recorded game is the player named "You", if any
-            self.lines.append(second_person(line or f"{game.players[a.player]} passes"))
-            if len(game.scores) > hands:
-                self.results[i + 1] = hand_result(game)
-                self.hand_starts.append(i + 1)
-                if not game.over:
-                    self.deals.append(self.deal_line(game))
-            if (i + 1) % CHECKPOINT_EVERY == 0:
-                self.checkpoints[i + 1] = game.clone()
+        self.ends: dict[int, HandEnded] = {}  # the same hands' ends, as the engine told them
+        self.deals: list[HandStarted] = []  # each hand's start
+        try:
+            for step in steps(rec, game):
+                done = step.index + 1  # actions applied
+                if step.action is not None:
+                    self.actions.append(step.action)
+                    self.lines.append([])
+                for e in step.events:
+                    if isinstance(e, HandStarted):
+                        self.deals.append(e)
+                    elif isinstance(e, HandEnded):
+                        self.results[done] = hand_result(e)
+                        self.ends[done] = e
+                        self.hand_starts.append(done)
+                    elif not isinstance(e, GameEnded):
+                        text = narrator.line(e, passes=True)
+                        if text is not None:
+                            self.lines[-1].append(Line(e.actor, text))
+                if done and done % CHECKPOINT_EVERY == 0:
+                    self.checkpoints[done] = game.clone()
+        except ReplayError as e:
+            self.error = f"action {e.index} is illegal: {e.reason}"
         self.final = game
         self.frames = [Frame(0)]
-        for step in range(1, len(self.actions) + 1):
-            if step in self.results:
-                self.frames.append(Frame(step, self.results[step]))
-                if step == len(self.actions):
+        for step_no in range(1, len(self.actions) + 1):
+            if step_no in self.results:
+                self.frames.append(Frame(step_no, self.results[step_no]))
+                if step_no == len(self.actions):
                     break  # the record ends on a hand's result: nothing of the next was played
-            self.frames.append(Frame(step))
+            self.frames.append(Frame(step_no))
 
-    @staticmethod
-    def deal_line(game: Game) -> str:
-        return (f"— hand {game.hand_number()}: {game.contract_for(0).describe()}, "
-                f"{subject(game.players[game.dealer], 'deals')} —")
+    def deal_line(self, hand: int) -> str:
+        """The start of hand ``hand`` (1-based), in words."""
+        return f"— {deal_words(self.deals[hand - 1], self.start.players)} —"
 
     def at(self, step: int) -> Game:
         base = max(k for k in self.checkpoints if k <= step)
         game = self.checkpoints[base].clone()
-        for a in self.actions[base:step]:
-            game.apply(a)
+        for _ in steps(None, game, self.raw[base:step]):
+            pass
         return game
 
     def log_entries(self) -> list[tuple[int, Text]]:
         """Every line of the moves log with the frame from which it shows: each action, each
         hand's start and each hand's result."""
         players = self.start.players
-        out: list[tuple[int, Text]] = [(0, Text(self.deals[0], style="bold cyan"))]
+        out: list[tuple[int, Text]] = [(0, Text(self.deal_line(1), style="bold cyan"))]
         hands = 0
         for k, frame in enumerate(self.frames[1:], 1):
             if self.frames[k - 1].step == frame.step:  # the next hand's deal, after a result
-                out.append((k, Text(self.deals[hands], style="bold cyan")))
+                out.append((k, Text(self.deal_line(hands + 1), style="bold cyan")))
                 continue
-            out.append((k, Text(f"{frame.step:>4} {self.lines[frame.step - 1]}")))
+            said = self.lines[frame.step - 1]
+            for j, line in enumerate(said or [Line(None, "")]):
+                number = f"{frame.step:>4}" if j == 0 else "    "
+                out.append((k, Text(f"{number} {line.text}")))
             if frame.result is not None:
                 hands += 1
                 r = frame.result
                 who = " and ".join(players[x] for x in r.out) if r.out else "no one"
-                out.append((k, Text(second_person(
+                out.append((k, Text(
                     f"Hand {r.number} over: {who} went out. Points: "
-                    + ", ".join(f"{players[x]} {r.points[x]}" for x in range(len(players)))),
+                    + ", ".join(f"{players[x]} {r.points[x]}" for x in range(len(players))),
                     style="bold green")))
         return out
 
@@ -213,16 +225,17 @@ class WatchApp(App[None]):
         moves = f"action {self.step}/{len(self.r.actions)}"
         if frame.result is not None:
             r = frame.result
-            before = self.r.at(self.step - 1)  # the hand just played, for its contract
+            played = self.r.deals[r.number - 1]  # the hand just played, for its contract
             who = " and ".join(g.players[x] for x in r.out) if r.out else "no one"
-            parts = [f"hand {r.number}{of}: {before.contract_for(0).describe()} · over",
-                     second_person(f"{who} went out")]
+            parts = [f"hand {r.number}{of}: {played.contract[0].describe()} · over",
+                     f"{who} went out"]
             if g.over:
                 parts.append("game over: winner" + ("s" if len(g.winners) > 1 else "") + " "
                              + " and ".join(g.players[w] for w in g.winners))
         else:
-            parts = [f"hand {g.hand_number()}{of}: {g.contract_for(0).describe()}",
-                     subject(g.players[g.dealer], "deals")]
+            v = g.view_for(None)
+            parts = [f"hand {v.hand_number}{of}: {v.contract[0].describe()}",
+                     subject(g.players[v.dealer], "deals")]
         parts += [moves, rules_label(rules)]
         if self.auto:
             parts.append("autoplay")
@@ -242,8 +255,7 @@ class WatchApp(App[None]):
         melds = self.query_one("#melds", Static)
         last = self.pos == len(self.r.frames) - 1
         if frame.result is not None:
-            end = g.last_hand_end
-            assert end is not None
+            end = self.r.ends[frame.step].end
             # the hand just played: its result, and the table as it was scored; at the game's
             # end the winners and the score sheet come first
             result = hand_result_view(g.players, frame.result, g.rules.deuces_wild)
