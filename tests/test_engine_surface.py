@@ -42,10 +42,10 @@ SRC = ROOT / "src" / "liverpool"
 DOC = ROOT / "docs" / "engine.md"
 
 # What is scanned, under src/liverpool: the front ends, the drivers and the core modules that
-# follow games. The web package joins the list ("web") once it reads only the surface.
+# follow games.
 SCANNED: tuple[str, ...] = (
-    "tui", "cli.py", "simulate.py", "soak.py", "match.py", "record.py", "narrate.py",
-    "bench.py", "randomplay.py", "outofturn.py", "events.py",
+    "tui", "web", "benchmarks", "cli.py", "simulate.py", "soak.py", "match.py", "record.py",
+    "narrate.py", "bench.py", "randomplay.py", "outofturn.py", "events.py",
 )
 
 # the names games go by in the code base

@@ -307,6 +307,11 @@ class Game(DrawRules):
         return iter(())
 
     # ================================================================ views, worlds ========
+    def held(self, seat: int) -> tuple[Card, ...]:
+        """The cards ``seat`` holds, in the order they came (``view_for(seat).hand`` sorts
+        them): for a host that caches what it shows of a hand until the hand changes."""
+        return tuple(self.hands[seat])
+
     def view_for(self, seat: int | None) -> SeatView:
         """What ``seat`` may know; ``None``: a spectator's view, the public state alone (no
         hand)."""

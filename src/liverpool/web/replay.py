@@ -63,10 +63,9 @@ def replay_steps(record: dict[str, Any], search_budget: int | None = None) -> di
     ``ValueError`` if the record does not replay (it was written by the same engine, so it
     should). ``search_budget``: the one the table played with (engine.state)."""
     try:
-        game = new_game_from_record(record)
+        game = new_game_from_record(record, search_budget=search_budget)
     except RecordError as e:
         raise ValueError(str(e)) from None
-    game.search_budget = search_budget
     narrator = Narrator(game.players)
     out: list[dict[str, Any]] = []
     try:

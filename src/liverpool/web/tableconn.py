@@ -192,7 +192,7 @@ class Handlers:
         before = t.play.announced()
         asked = seat in req.seats("buy" if kind == "buy" else "call")
         may = kind in t.intents_for(seat)
-        changes = self._intent_changes.at(t.version)
+        changes = self._intent_changes.of_version(t.version)
         if on != asked and may and changes.get(seat, 0) >= MAX_INTENT_CHANGES:
             # a person may change their mind, not flip a request on and off for ever
             conn.error("too_many_changes", f"you changed your request {MAX_INTENT_CHANGES} "
@@ -236,7 +236,7 @@ class Handlers:
         # once a version and seat: a client repeating its request would otherwise queue that
         # much work in the bots' pool
         version = t.version
-        known = self._hints.at(version)
+        known = self._hints.of_version(version)
         got = known.get(seat)
         if got is None:
             got = known[seat] = await self.driver.think(None, hint, board.view_for(seat), legal)

@@ -156,6 +156,8 @@ class TableCore:
         return rec
 
     async def report_incidents(self) -> None:
+        if not self.log.unreported:
+            return
         names = [s.name for s in self.seating.seats]
         await self.log.report(names, self.seating.broadcast)
 

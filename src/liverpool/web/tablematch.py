@@ -26,7 +26,7 @@ T = TypeVar("T")
 
 
 class SeatMemo(Generic[T]):
-    """Each seat's value worked out once a table version: ``at(version)`` is the dict of that
+    """Each seat's value worked out once a table version: ``of_version(version)`` is the dict of that
     version's values, a new one when the version has moved on (a caller still holding the old
     one, across an await, writes where nobody reads)."""
 
@@ -34,7 +34,7 @@ class SeatMemo(Generic[T]):
         self.version = -2
         self.known: dict[int, T] = {}
 
-    def at(self, version: int) -> dict[int, T]:
+    def of_version(self, version: int) -> dict[int, T]:
         if version != self.version:
             self.version, self.known = version, {}
         return self.known
@@ -82,7 +82,7 @@ class TableMatch:
         if self._window is None or self._window[0] != version:
             self._window = (version, after_silence(g))
         sim = self._window[1]
-        if sim.over or sim.hand_index != g.hand_index:
+        if sim.over or sim.hand_number() != g.hand_number():
             return None
         who = sim.to_act()
         return (who[0], sim) if who else None
@@ -103,7 +103,7 @@ class TableMatch:
         listing them can cost a good part of a second under wide rules."""
         if seat is None:
             return [], None
-        known = self._legal.at(version)
+        known = self._legal.of_version(version)
         got = known.get(seat)
         if got is None:
             got = known[seat] = self._list_legal(seat, version)

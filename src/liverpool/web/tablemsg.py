@@ -39,6 +39,31 @@ def events_json(events: tuple[Event, ...], players: tuple[str, ...], reader: int
     return out
 
 
+def concerned(e: Event) -> frozenset[int]:
+    """The seats that read ``e`` otherwise than everyone else: who did it (their own card, "You
+    ..."), the seat it names (a meld's owner, a card's receiver) and the winners."""
+    seats = {getattr(e, name, None) for name in ("seat", "owner", "to")}
+    seats.update(getattr(e, "winners", ()))
+    return frozenset(s for s in seats if isinstance(s, int))
+
+
+def events_text(held: Held, players: tuple[str, ...], reader: int | None) -> str:
+    """``events_json`` of a held change as JSON text. Every reader an event does not concern
+    reads it as a spectator does, so it is narrated and encoded once for all of them."""
+    parts = []
+    for i, e in enumerate(held.events):
+        key = reader if reader is not None and reader in concerned(e) else -1
+        text = held.texts.get((i, key))
+        if text is None:
+            who = None if key == -1 else reader
+            seen = e.for_seat(who)
+            obj = seen.to_json()
+            obj["text"] = Narrator(players, who).line(seen, passes=True)
+            text = held.texts[i, key] = dumps_plain(obj)
+        parts.append(text)
+    return f"[{','.join(parts)}]"
+
+
 class Messages:
     """The messages of one table, built from its facts (``t``)."""
 
@@ -121,7 +146,7 @@ class Messages:
         if seat is None:
             head = '{"seat":null,"hand":[],'
         else:
-            key = (g.rules.deuces_wild, tuple(g.hands[seat]))
+            key = (g.rules.deuces_wild, g.held(seat))
             known = self._hand_text.get(seat)
             if known is None or known[0] != key:
                 hand = [card_str(c) for c in sorted_cards(key[1], key[0])]
@@ -129,8 +154,8 @@ class Messages:
             head = f'{{"seat":{seat},"hand":{known[1]},'
         legal, _ = t.legal_for(seat)
         intents = t.intents_for(seat)
-        return (f'{start}"action":{dumps(action_json(held.action, seat))},'
-                f'"events":{dumps(events_json(held.events, g.players, seat))},'
+        return (f'{start}"action":{dumps_plain(action_json(held.action, seat))},'
+                f'"events":{events_text(held, g.players, seat)},'
                 f'"view":{head}{public},'
                 f'"legal":{dumps_plain([a.to_json() for a in legal]) if legal else "[]"},'
                 f'"intents":{dumps_plain(intents) if intents else "[]"}{end}')
