@@ -26,9 +26,9 @@ T = TypeVar("T")
 
 
 class SeatMemo(Generic[T]):
-    """Each seat's value worked out once a table version: ``of_version(version)`` is the dict of that
-    version's values, a new one when the version has moved on (a caller still holding the old
-    one, across an await, writes where nobody reads)."""
+    """Each seat's value worked out once a table version: ``of_version(version)`` is the dict
+    of that version's values, a new one when the version has moved on (a caller still holding
+    the old one, across an await, writes where nobody reads)."""
 
     def __init__(self) -> None:
         self.version = -2
