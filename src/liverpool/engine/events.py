@@ -18,16 +18,14 @@ end, the next deal or the game's end).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from ..actions import Action
 from ..cards import Card, card_str, sorted_cards
 from ..melds import Meld
 from ..rules import Contract
 from .state import HandEnd, Phase
-
-if TYPE_CHECKING:
-    from .game import Game
+from .turns import Table  # a game's state and turn machinery, which its events are read from
 
 
 def _card(c: Card | None) -> str | None:
@@ -363,7 +361,7 @@ class Before:
     penalty: int
 
 
-def before(g: Game, a: Action) -> Before:
+def before(g: Table, a: Action) -> Before:
     target = None
     if a.meld is not None and 0 <= a.meld < len(g.melds):
         target = g.melds[a.meld]
@@ -373,14 +371,14 @@ def before(g: Game, a: Action) -> Before:
                   g.phase, g.pending_draw, g.penalties[a.player])
 
 
-def hand_started(g: Game) -> HandStarted:
+def hand_started(g: Table) -> HandStarted:
     """The hand now in progress, as dealt."""
     return HandStarted(g.hand_number(), g.dealer,
                        tuple(g.contract_for(s) for s in range(g.n)),
                        g.discard[0] if g.discard else None, len(g.stock))
 
 
-def happened(g: Game, a: Action, b: Before) -> tuple[Event, ...]:
+def happened(g: Table, a: Action, b: Before) -> tuple[Event, ...]:
     """The events of ``a``, just applied to ``g``, from what ``b`` noted before it."""
     ended = len(g.scores) > b.hands_done
     end = g.last_hand_end if ended else None
