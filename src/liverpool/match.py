@@ -329,11 +329,11 @@ class Match:
         self.version += 1
         # whether the action closed the window the requests were for (they are gone now)
         self.window_closed = self.requests.sync(game)
-        told = protocol_events(events)
-        for event in told:
-            for s, bot in enumerate(self.bots):
-                if bot is not None:
-                    self._tell_bot(s, event)
+        if self.bots_hear:
+            for event in protocol_events(events):
+                for s, bot in enumerate(self.bots):
+                    if bot is not None:
+                        self._tell_bot(s, event)
         self._publish(events)
         return events
 

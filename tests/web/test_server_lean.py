@@ -142,7 +142,7 @@ async def test_the_message_rate_is_counted_without_a_thread() -> None:
 
 
 @pytest.mark.parametrize("preset", ["standard", "house", "classic"])
-def test_events_text_is_each_readers_events_json(preset: str) -> None:
+def test_change_text_is_each_readers_events_json(preset: str) -> None:
     """An update's events are narrated and encoded once for every reader they do not concern:
     what each reader gets is exactly their own ``events_json`` (the plain way), in whole
     random games."""
@@ -152,12 +152,14 @@ def test_events_text_is_each_readers_events_json(preset: str) -> None:
     from liverpool.randomplay import random_action
     from liverpool.rules import RuleSet
     from liverpool.web.seats import Held
-    from liverpool.web.tablemsg import events_json, events_text
+    from liverpool.web.tablemsg import action_json, change_text, events_json
 
     game = Game(RuleSet.preset(preset), ["Ann", "Zoë", "Cy", "Dee"], seed=3)
     rng = random.Random(3)
     while not game.over:
-        held = Held(0, "action", events=game.apply(random_action(game, rng)))
+        a = random_action(game, rng)
+        held = Held(0, "action", events=game.apply(a), action=a.to_json())
         for reader in [None, 0, 1, 2, 3]:
-            got = events_text(held, game.players, reader)
-            assert json.loads(got) == events_json(held.events, game.players, reader)
+            got = json.loads("{" + change_text(held, game.players, reader) + "}")
+            assert got == {"action": action_json(held.action, reader),
+                           "events": events_json(held.events, game.players, reader)}

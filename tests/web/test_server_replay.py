@@ -107,8 +107,8 @@ def test_a_replay_searches_within_the_servers_budget(monkeypatch: pytest.MonkeyP
     rec = game_record(random_game(rules, 3, seed=4))
     games: list[Game] = []
 
-    def keep(record: Any) -> Game:
-        games.append(new_game_from_record(record))
+    def keep(record: Any, search_budget: int | None = None) -> Game:
+        games.append(new_game_from_record(record, search_budget=search_budget))
         return games[-1]
 
     monkeypatch.setattr(replay_module, "new_game_from_record", keep)

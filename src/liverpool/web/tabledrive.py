@@ -104,10 +104,11 @@ class Driver:
         t = self.t
         if t.play is None:
             return
+        if not t.play.listeners:
+            await t.report_incidents()  # (a bot the start could not make, say)
+            return
         told = protocol_events(events)
-        for seat, b in t.play.bots.items():
-            if not callable(getattr(b, "event", None)):
-                continue
+        for seat, b in t.play.listeners.items():
             said = ([game_start_event(t.play.game, seat)] if start else []) + told
             for ev in said:
                 try:

@@ -46,6 +46,8 @@ class TableMatch:
     def __init__(self, game: Game, bots: dict[int, Bot]) -> None:
         self.game = game
         self.bots = bots
+        # the bots that listen to the game's events (external programs)
+        self.listeners = {s: b for s, b in bots.items() if callable(getattr(b, "event", None))}
         # the match tells no bot anything itself: an external bot may be slow to listen, and
         # the owner tells them in the bots' pool
         self.match = Match(game, [bots.get(s) for s in range(game.n)], bots_hear=False)

@@ -47,21 +47,25 @@ def concerned(e: Event) -> frozenset[int]:
     return frozenset(s for s in seats if isinstance(s, int))
 
 
-def events_text(held: Held, players: tuple[str, ...], reader: int | None) -> str:
-    """``events_json`` of a held change as JSON text. Every reader an event does not concern
-    reads it as a spectator does, so it is narrated and encoded once for all of them."""
-    parts = []
-    for i, e in enumerate(held.events):
-        key = reader if reader is not None and reader in concerned(e) else -1
-        text = held.texts.get((i, key))
-        if text is None:
-            who = None if key == -1 else reader
-            seen = e.for_seat(who)
-            obj = seen.to_json()
-            obj["text"] = Narrator(players, who).line(seen, passes=True)
-            text = held.texts[i, key] = dumps_plain(obj)
-        parts.append(text)
-    return f"[{','.join(parts)}]"
+def change_text(held: Held, players: tuple[str, ...], reader: int | None) -> str:
+    """The ``"action": ..., "events": [...]`` part of an update of ``held`` for ``reader``, as
+    JSON text. Every reader the change does not concern reads it as a spectator does, so it is
+    narrated and encoded once for all of them (and once for each seat it concerns)."""
+    if held.concerns is None:
+        seats: set[int] = set()
+        for e in held.events:
+            seats |= concerned(e)
+        if held.action is not None:
+            seats.add(held.action["player"])
+        held.concerns = frozenset(seats)
+    key = reader if reader is not None and reader in held.concerns else -1
+    text = held.texts.get(key)
+    if text is None:
+        who = None if key == -1 else reader
+        text = held.texts[key] = (
+            f'"action":{dumps_plain(action_json(held.action, who))},'
+            f'"events":{dumps_plain(events_json(held.events, players, who))}')
+    return text
 
 
 class Messages:
@@ -154,9 +158,7 @@ class Messages:
             head = f'{{"seat":{seat},"hand":{known[1]},'
         legal, _ = t.legal_for(seat)
         intents = t.intents_for(seat)
-        return (f'{start}"action":{dumps_plain(action_json(held.action, seat))},'
-                f'"events":{events_text(held, g.players, seat)},'
-                f'"view":{head}{public},'
+        return (f'{start}{change_text(held, g.players, seat)},"view":{head}{public},'
                 f'"legal":{dumps_plain([a.to_json() for a in legal]) if legal else "[]"},'
                 f'"intents":{dumps_plain(intents) if intents else "[]"}{end}')
 
