@@ -30,7 +30,7 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 CORE_MODULES = (
     "cards", "rules", "melds", "solver", "actions",
     "engine/state", "engine/view", "engine/turns", "engine/calls", "engine/play",
-    "engine/draw", "engine/game",
+    "engine/draw", "engine/events", "engine/game",
     "bots/base", "bots/heuristics", "bots/basic", "bots/policy", "bots/worlds", "bots/expert",
 )
 GROUP = "liverpool_core"  # name of the shared library holding the compiled code

@@ -18,7 +18,7 @@ end, the next deal or the game's end).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import Any
 
 from ..actions import Action
 from ..cards import Card, card_str, sorted_cards
@@ -40,7 +40,9 @@ def _cards(cs: tuple[Card, ...] | None) -> list[str] | None:
 class Event:
     """One thing that happened. ``seat`` is who did it (None for the table's own events)."""
 
-    kind: ClassVar[str] = ""
+    @property
+    def kind(self) -> str:
+        return ""
 
     def to_json(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -68,9 +70,12 @@ class Cut(SeatEvent):
     """The seat right of the dealer cut the deck; ``count`` stays with the cutter; ``bonus``:
     points taken off for the exact cut (0: none)."""
 
-    kind: ClassVar[str] = "cut"
     count: int | None
     bonus: int
+
+    @property
+    def kind(self) -> str:
+        return "cut"
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "seat": self.seat, "count": self.count, "bonus": self.bonus}
@@ -85,10 +90,13 @@ class Drew(SeatEvent):
     buy round decides who takes the discard first (``buy_round``: the seats asked); the card
     then comes with a second ``drew`` event, ``after_buys``."""
 
-    kind: ClassVar[str] = "drew"
     card: Card | None
     buy_round: tuple[int, ...] = ()
     after_buys: bool = False
+
+    @property
+    def kind(self) -> str:
+        return "drew"
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "seat": self.seat, "card": _card(self.card),
@@ -102,8 +110,11 @@ class Drew(SeatEvent):
 class SkippedDraw(SeatEvent):
     """A player who is down lays off instead of drawing (``layoff_instead_of_draw``)."""
 
-    kind: ClassVar[str] = "skipped_draw"
     buy_round: tuple[int, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        return "skipped_draw"
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "seat": self.seat, "buy_round": list(self.buy_round)}
@@ -113,8 +124,11 @@ class SkippedDraw(SeatEvent):
 class Took(SeatEvent):
     """The player on turn took the top discard."""
 
-    kind: ClassVar[str] = "took"
     card: Card
+
+    @property
+    def kind(self) -> str:
+        return "took"
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "seat": self.seat, "card": card_str(self.card)}
@@ -126,10 +140,13 @@ class Bought(SeatEvent):
     ``deep_pickup``) and took ``penalty`` cards from the stock, which only it sees
     (``penalty_cards``)."""
 
-    kind: ClassVar[str] = "bought"
     cards: tuple[Card, ...]
     penalty: int
     penalty_cards: tuple[Card, ...] | None
+
+    @property
+    def kind(self) -> str:
+        return "bought"
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "seat": self.seat, "cards": _cards(self.cards),
@@ -143,9 +160,12 @@ class Bought(SeatEvent):
 class Passed(SeatEvent):
     """The seat let the discard go in a buy round (``on`` "buy") or a call window ("call")."""
 
-    kind: ClassVar[str] = "passed"
     on: str
     card: Card | None
+
+    @property
+    def kind(self) -> str:
+        return "passed"
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "seat": self.seat, "on": self.on, "card": _card(self.card)}
@@ -155,9 +175,12 @@ class Passed(SeatEvent):
 class WentDown(SeatEvent):
     """The seat laid down its contract: ``melds`` now at ``first``, ``first + 1``, ..."""
 
-    kind: ClassVar[str] = "went_down"
     melds: tuple[Meld, ...]
     first: int
+
+    @property
+    def kind(self) -> str:
+        return "went_down"
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "seat": self.seat, "melds": [m.to_json() for m in self.melds],
@@ -169,11 +192,14 @@ class LaidOff(SeatEvent):
     """The seat laid ``card`` off on the meld at ``meld`` (``owner``'s), which became
     ``result``."""
 
-    kind: ClassVar[str] = "laid_off"
     card: Card
     meld: int
     owner: int
     result: Meld
+
+    @property
+    def kind(self) -> str:
+        return "laid_off"
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "seat": self.seat, "card": card_str(self.card),
@@ -184,12 +210,15 @@ class LaidOff(SeatEvent):
 class Swapped(SeatEvent):
     """The seat put ``card`` in place of the wild ``wild`` in the meld at ``meld``."""
 
-    kind: ClassVar[str] = "swapped"
     card: Card
     wild: Card
     meld: int
     owner: int
     result: Meld
+
+    @property
+    def kind(self) -> str:
+        return "swapped"
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "seat": self.seat, "card": card_str(self.card),
@@ -202,12 +231,15 @@ class Borrowed(SeatEvent):
     """The seat took ``card`` from the meld at ``meld`` (which became ``result``) to lay the new
     meld ``new_meld`` (now at ``new_index``)."""
 
-    kind: ClassVar[str] = "borrowed"
     card: Card
     meld: int
     result: Meld
     new_meld: Meld
     new_index: int
+
+    @property
+    def kind(self) -> str:
+        return "borrowed"
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "seat": self.seat, "card": card_str(self.card),
@@ -219,9 +251,12 @@ class Borrowed(SeatEvent):
 class Discarded(SeatEvent):
     """The seat discarded ``card``; ``out``: it was its last card."""
 
-    kind: ClassVar[str] = "discarded"
     card: Card
     out: bool
+
+    @property
+    def kind(self) -> str:
+        return "discarded"
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "seat": self.seat, "card": card_str(self.card),
@@ -236,7 +271,6 @@ class Called(SeatEvent):
     only the discarder sees, ``give_cards`` the card goes on the meld at ``meld``, ``points`` the
     discarder owes ``points``); ``to``: the discarder."""
 
-    kind: ClassVar[str] = "called"
     card: Card
     mode: str
     to: int
@@ -244,6 +278,10 @@ class Called(SeatEvent):
     result: Meld | None = None
     penalty_card: Card | None = None
     points: int = 0
+
+    @property
+    def kind(self) -> str:
+        return "called"
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "seat": self.seat, "card": card_str(self.card),
@@ -261,9 +299,12 @@ class Called(SeatEvent):
 class Gave(SeatEvent):
     """The seat gave ``card`` to the discarder ``to`` (``give_cards``)."""
 
-    kind: ClassVar[str] = "gave"
     card: Card
     to: int
+
+    @property
+    def kind(self) -> str:
+        return "gave"
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "seat": self.seat, "card": card_str(self.card), "to": self.to}
@@ -275,8 +316,11 @@ class Reshuffled(Event):
     card was needed from it: ``stock`` is its size once the action is done (that card, and any
     other the action drew, taken)."""
 
-    kind: ClassVar[str] = "reshuffled"
     stock: int
+
+    @property
+    def kind(self) -> str:
+        return "reshuffled"
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "stock_size": self.stock}
@@ -287,11 +331,14 @@ class HandEnded(Event):
     """A hand ended: ``end`` is the table as it was scored (every hand shown), ``points`` the
     hand's row of the score sheet and ``totals`` the running totals."""
 
-    kind: ClassVar[str] = "hand_ended"
     end: HandEnd
     points: tuple[int, ...]
     totals: tuple[int, ...]
     deuces_wild: bool = False
+
+    @property
+    def kind(self) -> str:
+        return "hand_ended"
 
     def to_json(self) -> dict[str, Any]:
         e = self.end
@@ -308,12 +355,15 @@ class HandEnded(Event):
 class HandStarted(Event):
     """A hand was dealt: its number, its dealer, each seat's contract and the upcard."""
 
-    kind: ClassVar[str] = "hand_started"
     hand_number: int
     dealer: int
     contract: tuple[Contract, ...]
     upcard: Card | None
     stock: int
+
+    @property
+    def kind(self) -> str:
+        return "hand_started"
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "hand_number": self.hand_number, "dealer": self.dealer,
@@ -325,10 +375,13 @@ class HandStarted(Event):
 class GameEnded(Event):
     """The game ended: final totals and the winners (ties share the win)."""
 
-    kind: ClassVar[str] = "game_ended"
     totals: tuple[int, ...]
     winners: tuple[int, ...]
     hands: int
+
+    @property
+    def kind(self) -> str:
+        return "game_ended"
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "totals": list(self.totals), "winners": list(self.winners),
@@ -336,20 +389,23 @@ class GameEnded(Event):
 
 
 EVENT_KINDS: dict[str, type[Event]] = {
-    k.kind: k for k in (Cut, Drew, SkippedDraw, Took, Bought, Passed, WentDown, LaidOff, Swapped,
-                        Borrowed, Discarded, Called, Gave, Reshuffled, HandEnded, HandStarted,
-                        GameEnded)}
+    "cut": Cut, "drew": Drew, "skipped_draw": SkippedDraw, "took": Took, "bought": Bought,
+    "passed": Passed, "went_down": WentDown, "laid_off": LaidOff, "swapped": Swapped,
+    "borrowed": Borrowed, "discarded": Discarded, "called": Called, "gave": Gave,
+    "reshuffled": Reshuffled, "hand_ended": HandEnded, "hand_started": HandStarted,
+    "game_ended": GameEnded}
 
 
 # ---- what happened: worked out by the engine from what it noted just before ----------------
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Before:
-    """What ``Game.apply`` notes before an action (cheap: sizes and references)."""
+    """What ``Game.apply`` notes before an action (cheap: sizes and references; not frozen,
+    which the compiled core makes slower to build, and never kept past the action)."""
 
-    sizes: tuple[int, ...]
+    sizes: list[int]
     hands_done: int
-    discard: tuple[Card, ...]
+    discard: tuple[Card, ...]  # the cards a buy takes, else the top discard (or nothing)
     melds: int
     target: Meld | None
     reshuffles: int
@@ -363,12 +419,15 @@ class Before:
 
 def before(g: Table, a: Action) -> Before:
     target = None
-    if a.meld is not None and 0 <= a.meld < len(g.melds):
-        target = g.melds[a.meld]
+    at = a.meld
+    if at is not None and 0 <= at < len(g.melds):
+        target = g.melds[at]
+    pile = g.discard
     depth = (a.depth or 1) if a.type == "buy" else 1
-    return Before(tuple(len(h) for h in g.hands), len(g.scores), tuple(g.discard[-depth:]),
-                  len(g.melds), target, g.reshuffles, g.turn, g.discarder, g.window_mode,
-                  g.phase, g.pending_draw, g.penalties[a.player])
+    taken = tuple(pile[-depth:]) if pile else ()
+    return Before([len(h) for h in g.hands], len(g.scores), taken, len(g.melds), target,
+                  g.reshuffles, g.turn, g.discarder, g.window_mode, g.phase, g.pending_draw,
+                  g.penalties[a.player])
 
 
 def hand_started(g: Table) -> HandStarted:
@@ -378,15 +437,19 @@ def hand_started(g: Table) -> HandStarted:
                        g.discard[0] if g.discard else None, len(g.stock))
 
 
+def _gained(hands: list[list[Card]] | tuple[tuple[Card, ...], ...], b: Before, s: int
+            ) -> tuple[Card, ...]:
+    """The cards seat ``s`` received during the action (cards only ever join a hand at its
+    end)."""
+    return tuple(hands[s][b.sizes[s]:])
+
+
 def happened(g: Table, a: Action, b: Before) -> tuple[Event, ...]:
     """The events of ``a``, just applied to ``g``, from what ``b`` noted before it."""
     ended = len(g.scores) > b.hands_done
     end = g.last_hand_end if ended else None
     hands = end.hands if end is not None else g.hands
     melds = end.melds if end is not None else g.melds
-
-    def gained(s: int) -> tuple[Card, ...]:
-        return tuple(hands[s][b.sizes[s]:])
 
     p = a.player
     t = a.type
@@ -397,12 +460,12 @@ def happened(g: Table, a: Action, b: Before) -> tuple[Event, ...]:
         if t == "no_draw":
             out.append(SkippedDraw(p, asked))
         else:
-            got = gained(p)
+            got = _gained(hands, b, p)
             out.append(Drew(p, got[0] if got and not asked else None, asked))
     elif t == "take_discard":
         out.append(Took(p, b.discard[-1]))
     elif t == "buy":
-        got = gained(p)
+        got = _gained(hands, b, p)
         taken = b.discard
         out.append(Bought(p, taken, len(got) - len(taken), got[len(taken):]))
     elif t == "pass":
@@ -435,7 +498,7 @@ def happened(g: Table, a: Action, b: Before) -> tuple[Event, ...]:
                            and i < len(g.melds) and g.melds[i] != m), None)
             out.append(Called(p, card, b.mode, d, at, None if at is None else melds[at]))
         elif b.mode == "take_back":
-            got = gained(d)
+            got = _gained(hands, b, d)
             out.append(Called(p, card, b.mode, d, penalty_card=got[1] if len(got) > 1 else None))
         elif b.mode == "points":
             out.append(Called(p, card, b.mode, d, points=g.rules.rummy_points))
@@ -446,7 +509,7 @@ def happened(g: Table, a: Action, b: Before) -> tuple[Event, ...]:
     elif t == "cut":
         out.append(Cut(p, a.count, max(0, b.penalty - g.penalties[p])))
     if round_over and b.pending_draw:
-        got = gained(b.turn)
+        got = _gained(hands, b, b.turn)
         if t == "buy" and b.turn == p:  # (never: the player on turn does not buy)
             got = ()
         if got:
