@@ -142,7 +142,7 @@ async def test_the_message_rate_is_counted_without_a_thread() -> None:
 
 
 @pytest.mark.parametrize("preset", ["standard", "house", "classic"])
-def test_change_text_is_each_readers_events_json(preset: str) -> None:
+def test_a_changes_text_is_each_readers_events_json(preset: str) -> None:
     """An update's events are narrated and encoded once for every reader they do not concern:
     what each reader gets is exactly their own ``events_json`` (the plain way), in whole
     random games."""
@@ -152,14 +152,15 @@ def test_change_text_is_each_readers_events_json(preset: str) -> None:
     from liverpool.randomplay import random_action
     from liverpool.rules import RuleSet
     from liverpool.web.seats import Held
-    from liverpool.web.tablemsg import action_json, change_text, events_json
+    from liverpool.web.tablemsg import ChangeText, action_json, events_json
 
     game = Game(RuleSet.preset(preset), ["Ann", "Zoë", "Cy", "Dee"], seed=3)
     rng = random.Random(3)
     while not game.over:
         a = random_action(game, rng)
         held = Held(0, "action", events=game.apply(a), action=a.to_json())
+        change = ChangeText(held, game.players)
         for reader in [None, 0, 1, 2, 3]:
-            got = json.loads("{" + change_text(held, game.players, reader) + "}")
+            got = json.loads("{" + change.text(reader) + "}")
             assert got == {"action": action_json(held.action, reader),
                            "events": events_json(held.events, game.players, reader)}

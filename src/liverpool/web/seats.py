@@ -190,9 +190,5 @@ class Held:
     kind: str  # action | lobby | start
     events: tuple[Event, ...] = ()  # action: the engine's events
     action: dict[str, Any] | None = None  # action: the action applied (JSON)
-    # the action and its events as JSON text, by reader (-1: every reader the change does not
-    # concern, ``concerns``): built once for the seats of a broadcast (tablemsg.change_text)
-    texts: dict[int, str] = field(default_factory=dict)
-    concerns: frozenset[int] | None = None
     table: dict[str, Any] | None = None  # lobby: the summary after it
 

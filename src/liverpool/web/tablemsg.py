@@ -47,25 +47,33 @@ def concerned(e: Event) -> frozenset[int]:
     return frozenset(s for s in seats if isinstance(s, int))
 
 
-def change_text(held: Held, players: tuple[str, ...], reader: int | None) -> str:
-    """The ``"action": ..., "events": [...]`` part of an update of ``held`` for ``reader``, as
-    JSON text. Every reader the change does not concern reads it as a spectator does, so it is
-    narrated and encoded once for all of them (and once for each seat it concerns)."""
-    if held.concerns is None:
+class ChangeText:
+    """The ``"action": ..., "events": [...]`` part of the updates of one change, as JSON text
+    for each reader. Every reader the change does not concern reads it as a spectator does, so
+    within one broadcast it is narrated and encoded once for all of them, and once for each
+    seat it concerns (kept for that broadcast only)."""
+
+    def __init__(self, held: Held, players: tuple[str, ...]) -> None:
+        self.held = held
+        self.players = players
         seats: set[int] = set()
         for e in held.events:
             seats |= concerned(e)
         if held.action is not None:
             seats.add(held.action["player"])
-        held.concerns = frozenset(seats)
-    key = reader if reader is not None and reader in held.concerns else -1
-    text = held.texts.get(key)
-    if text is None:
-        who = None if key == -1 else reader
-        text = held.texts[key] = (
-            f'"action":{dumps_plain(action_json(held.action, who))},'
-            f'"events":{dumps_plain(events_json(held.events, players, who))}')
-    return text
+        self.concerns = frozenset(seats)
+        self._texts: dict[int, str] = {}
+
+    def text(self, reader: int | None) -> str:
+        key = reader if reader is not None and reader in self.concerns else -1
+        got = self._texts.get(key)
+        if got is None:
+            who = None if key == -1 else reader
+            held = self.held
+            got = self._texts[key] = (
+                f'"action":{dumps_plain(action_json(held.action, who))},'
+                f'"events":{dumps_plain(events_json(held.events, self.players, who))}')
+        return got
 
 
 class Messages:
@@ -140,7 +148,8 @@ class Messages:
                 f'"pause":{dumps(t.pause_json())}}}')
 
     def update_text(self, seat: int | None, held: Held,
-                    shared: tuple[str, str, str] | None = None) -> str:
+                    shared: tuple[str, str, str] | None = None,
+                    change: ChangeText | None = None) -> str:
         """The ``update`` for ``seat``, as text: the view is exactly ``view_for(seat)``, its
         public part encoded once a version and only the seat's hand added per seat."""
         t = self.t
@@ -158,7 +167,8 @@ class Messages:
             head = f'{{"seat":{seat},"hand":{known[1]},'
         legal, _ = t.legal_for(seat)
         intents = t.intents_for(seat)
-        return (f'{start}{change_text(held, g.players, seat)},"view":{head}{public},'
+        said = (change or ChangeText(held, g.players)).text(seat)
+        return (f'{start}{said},"view":{head}{public},'
                 f'"legal":{dumps_plain([a.to_json() for a in legal]) if legal else "[]"},'
                 f'"intents":{dumps_plain(intents) if intents else "[]"}{end}')
 
@@ -169,8 +179,10 @@ class Messages:
         if not by_seat:
             return
         shared = self._shared()
+        assert self.t.play is not None
+        change = ChangeText(held, self.t.play.game.players)
         for seat, conns in by_seat.items():
-            text = self.update_text(seat, held, shared)
+            text = self.update_text(seat, held, shared, change)
             for c in conns:
                 c.send_text(text)
 
