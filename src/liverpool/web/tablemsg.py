@@ -165,8 +165,10 @@ class Messages:
                 hand = [card_str(c) for c in sorted_cards(key[1], key[0])]
                 known = self._hand_text[seat] = (key, dumps_plain(hand))
             head = f'{{"seat":{seat},"hand":{known[1]},'
-        legal, _ = t.legal_for(seat)
-        intents = t.intents_for(seat)
+        # (the game's own parts, not the table's: this runs for every seat of every update)
+        play, version = t.play, t.version
+        legal = play.legal_for(seat, version)[0] if seat is not None else []
+        intents = play.intents_for(seat, version)
         said = (change or ChangeText(held, g.players)).text(seat)
         return (f'{start}{said},"view":{head}{public},'
                 f'"legal":{dumps_plain([a.to_json() for a in legal]) if legal else "[]"},'
