@@ -10,6 +10,7 @@ engine's, liverpool.engine.events: narration is a function of events only, never
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from .cards import card_str, cards_str
 from .engine import Game, Phase
@@ -133,6 +134,19 @@ class Narrator:
             text = self.line(e.for_seat(self.reader), passes)
             if text is not None:
                 out.append(text)
+        return out
+
+
+    def json(self, events: Sequence[Event], face_up: bool = False) -> list[dict[str, Any]]:
+        """``events`` as JSON objects, each with its line (``"text"``, null when there is
+        nothing to say; passes are named): as the reader may see them, or every card shown
+        (``face_up``: a finished game's replay)."""
+        out = []
+        for e in events:
+            seen = e if face_up else e.for_seat(self.reader)
+            obj = seen.to_json()
+            obj["text"] = self.line(seen, passes=True)
+            out.append(obj)
         return out
 
 

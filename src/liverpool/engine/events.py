@@ -525,12 +525,7 @@ def happened(g: Table, a: Action, b: Before) -> tuple[Event, ...]:
     return tuple(out)
 
 
-def seat_events(events: tuple[Event, ...] | list[Event], seat: int | None) -> list[Event]:
-    """``events`` as ``seat`` (None: a spectator) may see them."""
-    return [e.for_seat(seat) for e in events]
-
-
 __all__ = ["EVENT_KINDS", "Before", "Borrowed", "Bought", "Called", "Cut", "Discarded", "Drew",
            "Event", "GameEnded", "Gave", "HandEnded", "HandStarted", "LaidOff", "Passed",
            "Reshuffled", "SeatEvent", "SkippedDraw", "Swapped", "Took", "WentDown", "before",
-           "hand_started", "happened", "seat_events"]
+           "hand_started", "happened"]

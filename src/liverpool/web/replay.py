@@ -9,23 +9,12 @@ before the next deal), *points* (the hand's score row, on a hand end step).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from ..cards import card_str
-from ..engine import Event, Game, HandEnded, HandStarted
+from ..engine import Game, HandEnded, HandStarted
 from ..narrate import Narrator
 from ..record import RecordError, ReplayError, new_game_from_record, steps
-
-
-def _events(narrator: Narrator, events: Sequence[Event]) -> list[dict[str, Any]]:
-    """The events with their lines: the game is over, so every card is shown."""
-    out = []
-    for e in events:
-        obj = e.to_json()
-        obj["text"] = narrator.line(e, passes=True)
-        out.append(obj)
-    return out
 
 
 def _step(game: Game, kind: str, seat: int | None, events: list[dict[str, Any]]
@@ -71,18 +60,18 @@ def replay_steps(record: dict[str, Any], search_budget: int | None = None) -> di
     try:
         for step in steps(record, game):
             if step.action is None:
-                out.append(_step(game, "deal", None, _events(narrator, step.events)))
+                out.append(_step(game, "deal", None, narrator.json(step.events, face_up=True)))
                 continue
             seat = step.action.player
             ended = [e for e in step.events if isinstance(e, HandEnded)]
             if not ended:
-                out.append(_step(game, "action", seat, _events(narrator, step.events)))
+                out.append(_step(game, "action", seat, narrator.json(step.events, face_up=True)))
                 continue
             dealt = [e for e in step.events if isinstance(e, HandStarted)]
             scored = [e for e in step.events if not isinstance(e, HandStarted)]
-            out.append(_hand_end_step(ended[0], seat, _events(narrator, scored)))
+            out.append(_hand_end_step(ended[0], seat, narrator.json(scored, face_up=True)))
             if dealt:
-                out.append(_step(game, "deal", None, _events(narrator, dealt)))
+                out.append(_step(game, "deal", None, narrator.json(dealt, face_up=True)))
     except ReplayError as e:
         raise ValueError(str(e)) from None
     return {

@@ -23,6 +23,7 @@ from ..actions import Action
 from ..bots import close_bot
 from ..engine import Game
 from ..record import steps
+from .clocks import Clocks
 from .limits import secret_text
 from .seating import Seating
 from .seats import Conn, Held, Settings, dumps, hash_token, new_token
@@ -140,7 +141,7 @@ class TableOwner:
         return self.core.seating
 
     @property
-    def clocks(self) -> Any:
+    def clocks(self) -> Clocks:
         return self.core.clocks
 
     @property

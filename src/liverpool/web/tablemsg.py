@@ -29,14 +29,7 @@ def action_json(action: dict[str, Any] | None, reader: int | None) -> dict[str, 
 def events_json(events: tuple[Event, ...], players: tuple[str, ...], reader: int | None
                 ) -> list[dict[str, Any]]:
     """``events`` as ``reader`` may see them, each with its line for that reader."""
-    narrator = Narrator(players, reader)
-    out = []
-    for e in events:
-        seen = e.for_seat(reader)
-        obj = seen.to_json()
-        obj["text"] = narrator.line(seen, passes=True)
-        out.append(obj)
-    return out
+    return Narrator(players, reader).json(events)
 
 
 def concerned(e: Event) -> frozenset[int]:
