@@ -206,10 +206,11 @@ async def test_a_forgotten_player_leaves_their_games_to_a_former_player(
 
 @pytest.mark.asyncio
 async def test_many_players_from_one_address_are_refused(sqlite_url: str) -> None:
+    import dataclasses
+
     from liverpool.web.limits import Limits
 
     from .conftest import RELAXED
-    import dataclasses
     limits = dataclasses.replace(RELAXED, player_rate="3/hour", players_per_client=100)
     async with serve(sqlite_url, limits=limits) as srv:
         for i in range(3):
