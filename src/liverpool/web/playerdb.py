@@ -127,9 +127,10 @@ def _player(row: Any) -> Player:
 class PlayerDb:
     """The players' tables, on the store's database (``engine``: the store's, once open)."""
 
-    def __init__(self, engine: AsyncEngine, postgres: bool) -> None:
+    def __init__(self, engine: AsyncEngine, postgres: bool, pause: float = 0.0) -> None:
         self.engine = engine
         self.postgres = postgres
+        self.pause = pause  # seconds a game's recording waits in its transaction (tests)
         # one SQLite server writes a game at a time (PostgreSQL locks the rating rows instead)
         self._sqlite_lock = asyncio.Lock()
 
@@ -341,6 +342,8 @@ class PlayerDb:
             await conn.execute(games_t.insert().values(
                 id=game_id, preset=preset, overrides=json.dumps(overrides), finished=now,
                 seats="[]"))
+            if self.pause:
+                await asyncio.sleep(self.pause)
             players = sorted({s.player for s in seats if s.player is not None})
             gone = await self._forgotten(conn, players)
             if gone:  # a player forgotten during the game is rated as a guest: nothing kept
