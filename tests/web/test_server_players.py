@@ -202,6 +202,14 @@ async def test_a_forgotten_player_leaves_their_games_to_a_former_player(
         names = [s["name"] for s in page["games"][0]["seats"]]
         assert names[0] == "a former player" and names[1] == "Bea"
         assert page["games"][0]["seats"][0]["player"] is None
+        # the table, read again from the store, shows her seat under that name too
+        registry = srv.app.state.registry
+        await registry.owners.pop(tid).stop()
+        rec = (await srv.http.get(f"/api/tables/{tid}/record")).json()
+        assert rec["players"][:2] == ["a former player", "Bea"]
+        summary = (await srv.http.get(f"/api/tables/{tid}")).json()
+        assert summary["seats"][0]["name"] == "a former player"
+        assert summary["standings"][0]["name"] == "a former player"
 
 
 @pytest.mark.asyncio
