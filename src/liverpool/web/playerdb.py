@@ -165,8 +165,8 @@ class PlayerDb:
                                       .where(players_t.c.id == player_id))).first()
         return None if row is None else _player(row)
 
-    async def names(self, player_ids: Sequence[str]) -> dict[str, str]:
-        """The names to show for players (a forgotten one's is ``FORMER``)."""
+    async def names(self, player_ids: Sequence[str]) -> dict[str, str | None]:
+        """The players' names (None: forgotten)."""
         ids = sorted(set(player_ids))
         if not ids:
             return {}
@@ -174,8 +174,7 @@ class PlayerDb:
             rows = (await conn.execute(sa.select(players_t.c.id, players_t.c.name,
                                                  players_t.c.forgotten)
                                        .where(players_t.c.id.in_(ids)))).all()
-        return {r.id: FORMER if r.forgotten is not None or r.name is None else r.name
-                for r in rows}
+        return {r.id: None if r.forgotten is not None else r.name for r in rows}
 
     async def update(self, player_id: str, **values: Any) -> None:
         async with self.engine.begin() as conn:

@@ -162,7 +162,7 @@ class TableCore:
         assert self.play is not None
         rec = game_record(self.play.game)
         for row in self.standings or ():  # a forgotten player's name is not shown again
-            if row.get("name") == FORMER and row.get("kind") == "human":
+            if _forgotten(row):
                 rec["players"][row["seat"]] = FORMER
         if self.log.incidents:
             rec["incidents"] = list(self.log.incidents)
@@ -188,7 +188,7 @@ class TableCore:
                 self.seating.leavers(), self.settings.limits.search_budget)
             self.rematch = await people.db.rematch_of(self.id)
             for row in self.standings:
-                if row.get("name") == FORMER and row.get("kind") == "human":
+                if _forgotten(row):
                     self.seating.seats[row["seat"]].name = FORMER
         except Exception as e:
             log.warning("table %s: the game's standings were not recorded: %s: %s", self.id,
@@ -206,3 +206,8 @@ class TableCore:
             await self.store.set_status(self.id, "over")
         except StoreError as e:  # the events are the truth: a reload finds it over
             log.warning("table %s: the status was not written: %s", self.id, e)
+
+
+def _forgotten(row: dict[str, Any]) -> bool:
+    """A standings row of a forgotten player's seat (``People.name_seats`` made it so)."""
+    return row.get("kind") == "human" and row.get("player") is None and row.get("name") == FORMER
