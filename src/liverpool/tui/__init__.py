@@ -25,7 +25,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, object]:
 def open_session(args: argparse.Namespace, games_dir: Path | None = None) -> Session:
     name = getattr(args, "name", None)
     if getattr(args, "resume", None):
-        return Session.resume(args.resume, save=args.save, bots=None, name=name)
+        return Session.resume(args.resume, save=args.save, bots=None, name=name or "You")
     rules = RuleSet.preset(args.rules, _overrides(args))
     return Session.new(rules, args.players, args.bots, name or "You", args.seed, args.save,
                        folder=games_dir)
