@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from test_play_plain import Typist
 
-from liverpool import cli, profile
+from liverpool import cli, paths, profile
 from liverpool.bots import make_bot
 from liverpool.engine import Game
 from liverpool.match import Match
@@ -31,7 +31,7 @@ ONE_HAND = ["--rules", "standard", "--override", "hands=[1]", "--players", "3"]
 
 
 def data() -> Path:
-    return Path(os.environ[profile.ENV])
+    return Path(os.environ[paths.ENV])
 
 
 def typed_by_a_basic_player(monkeypatch: pytest.MonkeyPatch) -> None:

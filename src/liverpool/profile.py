@@ -31,10 +31,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .paths import data_dir
 from .ratings import Entry, Rating, bot_rating, rate
 from .standings import Stats, standings_of_record
 
-ENV = "LIVERPOOL_DATA_DIR"
 PROFILE_FILE = "profile.json"
 HISTORY_FILE = "history.jsonl"
 GAMES_FOLDER = "games"
@@ -45,16 +45,6 @@ MAX_LIMIT = 200
 
 class ProfileError(ValueError):
     """A profile that cannot be read (its one-line reason says what to do)."""
-
-
-def data_dir() -> Path:
-    """The terminal's data directory: ``LIVERPOOL_DATA_DIR`` when set, else the user data
-    directory (``~/.local/share/liverpool`` on Linux)."""
-    given = os.environ.get(ENV, "").strip()
-    if given:
-        return Path(given).expanduser()
-    import platformdirs
-    return Path(platformdirs.user_data_dir("liverpool"))
 
 
 def games_dir(folder: Path | None = None) -> Path:

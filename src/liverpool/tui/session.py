@@ -37,6 +37,7 @@ from ..engine import Game, HandEnded, HandStarted, IllegalActionError, SeatView
 from ..engine.events import GameEnded
 from ..match import BotMove, Match
 from ..narrate import Narrator
+from ..paths import data_dir
 from ..record import RecordError, game_record, replay
 from ..rules import RuleSet
 from ..solver import PERSON_SEARCH_BUDGET
@@ -106,8 +107,7 @@ def seat_file_for(record_path: Path) -> Path:
 def default_save_path(seed: int, folder: Path | None = None) -> Path:
     """A new record's file in ``folder`` (default: ``games`` in the user data directory)."""
     if folder is None:
-        import platformdirs
-        folder = Path(platformdirs.user_data_dir("liverpool")) / "games"
+        folder = data_dir() / "games"
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return folder / f"{stamp}-seed{seed}.json"
 

@@ -27,6 +27,8 @@ import sqlalchemy as sa
 from sqlalchemy import event as sa_event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from ..paths import data_dir
+
 log = logging.getLogger("liverpool.web")
 
 metadata = sa.MetaData()
@@ -492,8 +494,7 @@ def _first_line(e: BaseException) -> str:
 
 
 def default_sqlite_path() -> Path:
-    import platformdirs
-    return Path(platformdirs.user_data_dir("liverpool")) / "liverpool.db"
+    return data_dir() / "liverpool.db"
 
 
 def normalize_url(db: str | None) -> str:
