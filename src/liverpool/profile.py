@@ -24,14 +24,13 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .paths import data_dir
+from .paths import data_dir, write_atomic
 from .ratings import Entry, Rating, bot_rating, rate
 from .standings import Stats, standings_of_record
 
@@ -150,24 +149,8 @@ def load(folder: Path | None = None) -> Profile:
                            f"away to start a new profile") from None
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """Write so that the file is always either the old or the new whole text."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def save(profile: Profile, folder: Path | None = None) -> None:
-    _write_atomic(profile_path(folder or data_dir()),
+    write_atomic(profile_path(folder or data_dir()),
                   json.dumps(profile.to_json(), indent=1) + "\n")
 
 

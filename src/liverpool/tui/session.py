@@ -16,12 +16,9 @@ except through actions, legal actions, views and the engine's events (docs/engin
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 import random
-import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -38,6 +35,7 @@ from ..engine.events import GameEnded
 from ..match import BotMove, Match
 from ..narrate import Narrator
 from ..paths import data_dir
+from ..paths import write_atomic as write_text_atomic
 from ..record import RecordError, game_record, replay
 from ..rules import RuleSet
 from ..solver import PERSON_SEARCH_BUDGET
@@ -114,18 +112,7 @@ def default_save_path(seed: int, folder: Path | None = None) -> Path:
 
 def write_atomic(path: Path, data: Any) -> None:
     """Write JSON so that the file is always either the old or the new whole text."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, separators=(",", ":"))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_text_atomic(path, json.dumps(data, separators=(",", ":")))
 
 
 def record_id(rec: Any) -> str:
