@@ -198,6 +198,7 @@ async def test_a_forgotten_player_leaves_their_games_to_a_former_player(
             == 401
         gone = (await srv.http.get(f"/api/players/{ann['id']}")).json()
         assert gone["name"] == "a former player" and gone["rating"] is None
+        assert gone["forgotten"] is True
         page = (await srv.http.get(f"/api/players/{bea['id']}/games")).json()
         names = [s["name"] for s in page["games"][0]["seats"]]
         assert names[0] == "a former player" and names[1] == "Bea"
@@ -311,8 +312,16 @@ async def test_a_player_who_leaves_is_placed_last(sqlite_url: str) -> None:
         welcome = await c.until(lambda m: m["type"] == "welcome")
         assert welcome["seat"] == 0  # found by the key alone
         await c.send({"type": "leave"})
-        summary = await wait_over(srv, tid)
+        await c.until(lambda m: m["type"] == "lobby" and m["table"]["seats"][0]["left"])
         await c.close()
+        # for good: neither the seat's token nor the player's key gives the seat back
+        for hello in ({"token": t["token"]}, {"token": None, "player_key": ann["key"]}):
+            again = await srv.client(tid, None, hello=False)
+            await again.send({"type": "hello", "version": -1, **hello})
+            welcome = await again.until(lambda m: m["type"] == "welcome")
+            assert welcome["seat"] is None and welcome["table"]["seats"][0]["covered"]
+            await again.close()
+        summary = await wait_over(srv, tid)
         row = summary["standings"][0]
         assert row["left"] is True and row["place"] == 3
         assert row["rating"]["change"] < 0

@@ -184,6 +184,7 @@ class People:
         rated = await self.db.rating(player.id)
         out: dict[str, Any] = {"id": player.id, "name": player.shown_name(),
                                "since": _iso(player.created), "me": me,
+                               "forgotten": player.forgotten,
                                "rating": None, "games": None, "stats": None,
                                "rating_history": None}
         if player.forgotten:

@@ -95,7 +95,7 @@ class Seating:
         if what == "covered":
             s.covered = True
         elif what == "back":
-            s.covered = s.left = False
+            s.covered = False
         elif what == "left":
             s.covered = s.left = True
 
@@ -153,8 +153,8 @@ class Seating:
         changed = not s.conns
         s.conns.add(conn)
         self.unattended_since = None
-        if s.covered:
-            s.covered = s.left = False
+        if s.covered and not s.left:  # back before the end (one who left is not seated)
+            s.covered = False
             changed = True
         return changed
 

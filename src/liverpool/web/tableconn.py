@@ -56,6 +56,8 @@ class Handlers:
                 return
         elif player is not None:
             seat = seating.seat_of_player(player)
+        if seat is not None and seating.seats[seat].left:
+            seat = None  # left for good: the person may watch the rest of the game
         if conn.hello and conn.seat == seat:
             # the same socket, the same seat: it was sent every change since its first hello,
             # so it gets no second welcome, and a sync at most once a version
