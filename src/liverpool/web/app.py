@@ -22,15 +22,17 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..bots import LEVELS
-from . import routes_lobby, routes_ops, routes_pages, routes_tables
+from . import routes_lobby, routes_ops, routes_pages, routes_players, routes_tables
 from .context import ServerContext
 from .guard import Guard, Origins
 from .leases import LeaseStore, make_store
 from .limits import ApiError, Limits, RateLimiter
 from .ops import Ops
+from .playerdb import PlayerDb
+from .players import People
 from .registry import Registry
 from .seats import Settings
-from .store import Store, StoreError
+from .store import SqlStore, Store, StoreError
 
 log = logging.getLogger("liverpool.web")
 
@@ -78,6 +80,9 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await the_store.open()
+        if isinstance(the_store, SqlStore) and the_store.engine is not None:
+            settings.people = People(PlayerDb(the_store.engine, the_store.postgres), lim,
+                                     context.rates)
         try:
             await registry.resume_all()
         except BaseException:
@@ -118,6 +123,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     routes_pages.mount_static(app)
     app.include_router(routes_lobby.router)
     app.include_router(routes_tables.router)
+    app.include_router(routes_players.router)
     return app
 
 

@@ -5,7 +5,8 @@ closure or a module global.
 Domain words: *settings* (what every table of the server is given: timers, bot commands,
 limits, origins, metrics), *registry* (the owners of the tables this process serves), *store*
 (where tables are kept), *rates* (the per-client rate limiter), *ops* (liveness, readiness and
-metrics), *link base* (the scheme and host a share link points at).
+metrics), *players* (who a request comes from, and what games leave them), *link base* (the
+scheme and host a share link points at).
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from dataclasses import dataclass
 from starlette.requests import HTTPConnection
 
 from .guard import Origins
-from .limits import Limits, RateLimiter
+from .limits import ApiError, Limits, RateLimiter
 from .ops import Ops
+from .players import People
 from .registry import Registry
 from .seats import Settings
 from .store import Store
@@ -45,6 +47,13 @@ class ServerContext:
     @property
     def bot_commands(self) -> Mapping[str, str]:
         return self.settings.bot_commands
+
+    def players(self) -> People:
+        """The players' side of the server (503 where the store keeps no players)."""
+        people = self.settings.people
+        if people is None:
+            raise ApiError(503, "no_players", "this server keeps no players")
+        return people
 
     def link_base(self, conn: HTTPConnection) -> str:
         """Where the share links given to this client point."""

@@ -77,6 +77,13 @@ class Limits:
     join_rate: str = "30/minute"
     start_rate: str = "20/minute"
     replay_rate: str = "30/minute"
+    # players
+    player_rate: str = "10/hour"  # new players from one address
+    players_per_client: int = 30  # new players a day from one address (every server's)
+    recover_rate: str = "10/hour"  # recovery codes tried from one address
+    bad_key_rate: str = "30/hour"  # unknown player keys from one address before it is refused
+    rematch_rate: str = "30/minute"
+    player_page: int = 50  # a page of a player's games, of the leaderboard
     open_tables: int = 500  # waiting to start, in all
     waiting_tables_per_client: int = 3
     open_tables_per_client: int = 5  # open or playing: every table not finished counts
@@ -286,6 +293,18 @@ class RateLimiter:
         if stats is None:
             stats = self._limiter.get_window_stats(item, what, key)
         return max(1, int(stats.reset_time - time.time() + 0.999))
+
+    async def exhausted(self, what: str, key: str) -> bool:
+        """Whether ``key`` has used up ``what`` (nothing is counted: for rates of failures,
+        counted with ``allow`` when one happens)."""
+        item = self._item(what)
+        shared = None if what in LOCAL_RATES else self._shared_now()
+        if shared is not None:
+            try:
+                return not bool(await shared.test(item, what, key))
+            except SHARED_ERRORS as e:
+                self._shared_failed(e)
+        return not bool(self._limiter.test(item, what, key))
 
     async def check(self, what: str, key: str) -> None:
         """Count one, or refuse with 429 ``rate_limited``."""

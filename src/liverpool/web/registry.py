@@ -144,7 +144,11 @@ class Registry:
         self.owners[table_id] = owner
         owner.start()
         if owner.finished:
-            if stored.status != "over":
+            # a finished game's standings: read, or recorded now if the server that ended it
+            # stopped before it could (exactly once: players.py)
+            recorded = owner.status == "over" and await owner.core.record_results()
+            if stored.status != "over" and owner.status == "over" and (
+                    recorded or self.settings.people is None):
                 with contextlib.suppress(StoreError):  # the events say it is over
                     await self.store.set_status(table_id, "over")
             self.on_idle(owner)

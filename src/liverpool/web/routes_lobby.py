@@ -18,13 +18,14 @@ from importlib import metadata
 from typing import Any
 
 from fastapi import APIRouter, Request
+from starlette.requests import HTTPConnection
 
 from ..bots import LEVELS
 from ..rules import PRESET_NAMES, PRESETS, RuleSet
 from ..rulestext import PRESET_LINES, TOPICS, knob_form
 from .cluster import HeldElsewhere
 from .context import ServerContext, context_of
-from .creation import check_startable, parse_create
+from .creation import CreateRequest, check_startable, parse_create
 from .guard import client_of
 from .limits import TABLE_ID, ApiError, Limits, clean_nickname, json_depth_ok, secret_text
 from .table import TableOwner
@@ -50,23 +51,35 @@ async def config(request: Request) -> dict[str, Any]:
 @router.post("/api/tables", status_code=201)
 async def create_table(request: Request) -> dict[str, Any]:
     context = context_of(request)
-    registry = context.registry
     client = client_of(request.scope)
+    player = await context.players().of_request(request, client)
     body = await read_body(request, context.limits)
+    if player is not None and body.get("nickname") in (None, "") and player.name:
+        body["nickname"] = player.name  # a player's name is remembered
     create = parse_create(body, context.limits, context.bot_commands,
                           allow_seed=context.allow_seed)
     # the limits are counted last: a refused request costs the client nothing
     await context.rates.check("create", client)
+    return await make_table(context, request, create, client,
+                            None if player is None else player.id)
+
+
+async def make_table(context: ServerContext, conn: HTTPConnection, create: CreateRequest,
+                     client: str, player: str | None) -> dict[str, Any]:
+    """Make a table (its host in seat 0) within the server's places: a create, or a
+    rematch's; the create's answer."""
+    registry = context.registry
     table_id = await registry.new_id()
     async with registry.capacity.admit(client, table_id, registry.expire) as marks:
         # the game must be creatable now, not fail at the start (off the event loop)
         await asyncio.to_thread(check_startable, create)
         owner, token = await TableOwner.create(context.store, context.settings, table_id,
-                                               create.config, create.host_name, *marks)
+                                               create.config, create.host_name, *marks,
+                                               player=player)
         registry.add(owner)
     return {"table": owner.summary(), "seat": 0, "token": token,
             "join_secret": owner.join_secret,
-            "share_url": owner.share_url(context.link_base(request))}
+            "share_url": owner.share_url(context.link_base(conn))}
 
 
 @router.get("/api/tables")
@@ -98,13 +111,17 @@ async def list_tables(request: Request, offset: int = 0,
 async def join(table_id: str, request: Request) -> dict[str, Any]:
     context = context_of(request)
     await _known(context, table_id)
+    client = client_of(request.scope)
+    player = await context.players().of_request(request, client)
     body = await read_body(request, context.limits)
+    if player is not None and body.get("nickname") in (None, "") and player.name:
+        body["nickname"] = player.name
     nickname = clean_nickname(body.get("nickname"), context.limits.nickname_max)
     secret = secret_text(body.get("secret"))
-    client = client_of(request.scope)
     await context.rates.check("join", client)
     result: dict[str, Any] = await context.registry.table_op(
-        table_id, "join", {"nickname": nickname, "secret": secret, "client": client})
+        table_id, "join", {"nickname": nickname, "secret": secret, "client": client,
+                           "player": None if player is None else player.id})
     return result
 
 

@@ -44,13 +44,14 @@ class Seating:
         s = self.seats[d["seat"]]
         s.name, s.token_hash = displayable(str(d["name"])), d["token_hash"]
         s.client = d.get("client")
+        s.player = d.get("player")
         if kind == "create":
             self.creator, self.network = d.get("client"), d.get("network")
 
     def unseat(self, d: dict[str, Any]) -> None:
         """A stored ``leave``: the seat is free; a removal keeps the player out."""
         s = self.seats[d["seat"]]
-        s.name, s.token_hash, s.client = None, None, None
+        s.name, s.token_hash, s.client, s.player = None, None, None, None
         if d.get("banned"):
             self.removed.add(str(d["banned"]))
         if d.get("join_secret"):
@@ -71,6 +72,32 @@ class Seating:
             if s.token_hash is not None and hmac.compare_digest(s.token_hash, h):
                 return s.seat
         return None
+
+    def seat_of_player(self, player: str | None) -> int | None:
+        """The seat a player holds at this table, if any."""
+        if player is None:
+            return None
+        return next((s.seat for s in self.seats if s.player == player), None)
+
+    def leavers(self) -> list[int]:
+        """The people who left the game before its end: those who said so, and those a bot
+        covered who had not come back when it ended."""
+        return [s.seat for s in self.seats if s.kind == "human" and (s.left or s.covered)]
+
+    def presence(self, note: dict[str, Any]) -> None:
+        """A stored presence note: a seat was covered by a bot, came back, or left for good
+        (kept so that a table rebuilt after its game ended knows who had left)."""
+        seat = note.get("seat")
+        if not isinstance(seat, int) or not 0 <= seat < len(self.seats):
+            return
+        s = self.seats[seat]
+        what = note.get("presence")
+        if what == "covered":
+            s.covered = True
+        elif what == "back":
+            s.covered = s.left = False
+        elif what == "left":
+            s.covered = s.left = True
 
     def unique_name(self, name: str) -> str:
         taken = {s.name for s in self.seats if s.name}
@@ -103,7 +130,8 @@ class Seating:
 
     def json(self) -> list[dict[str, Any]]:
         return [{"seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level,
-                 "connected": s.kind == "bot" or bool(s.conns), "covered": s.covered}
+                 "connected": s.kind == "bot" or bool(s.conns), "covered": s.covered,
+                 "left": s.left, "player": s.player}
                 for s in self.seats]
 
     # ---- connections ---------------------------------------------------------------------
@@ -126,7 +154,7 @@ class Seating:
         s.conns.add(conn)
         self.unattended_since = None
         if s.covered:
-            s.covered = False
+            s.covered = s.left = False
             changed = True
         return changed
 

@@ -28,6 +28,7 @@ from .limits import Limits
 if TYPE_CHECKING:
     from ..engine import Event
     from .ops import Metrics
+    from .players import People
 
 # one encoder for every message: ``json.dumps`` with arguments builds a new one per call
 _ENCODER = json.JSONEncoder(separators=(",", ":"))
@@ -98,6 +99,9 @@ class Settings:
     # tables' creators in turn (botpool.py)
     bot_pools: BotPools | None = None
     metrics: Metrics | None = None  # what the owners count (ops.py); None: nothing
+    # the players' side (players.py): a finished game's standings and ratings are recorded
+    # through it; None (a store without players): games end unrated
+    people: People | None = None
 
     def bots(self) -> BotPools:
         if self.bot_pools is None:
@@ -180,8 +184,10 @@ class SeatState:
     name: str | None = None
     token_hash: str | None = None
     client: str | None = None  # the mark of the address the seat was joined from
+    player: str | None = None  # the player's id (None: a guest)
     conns: set[Conn] = field(default_factory=set)
     covered: bool = False
+    left: bool = False  # the person left the game for good: placed last
 
 
 @dataclass

@@ -132,8 +132,12 @@ class SqlStore(Store):
     def _make_engine(self) -> AsyncEngine:
         return create_async_engine(self.url)
 
+    @property
+    def postgres(self) -> bool:
+        return self.url.startswith("postgresql")
+
     def _where(self) -> str:
-        return "PostgreSQL" if self.url.startswith("postgresql") else sqlite_path(self.url)
+        return "PostgreSQL" if self.postgres else sqlite_path(self.url)
 
     async def open(self) -> None:
         self.engine = self._make_engine()

@@ -25,6 +25,7 @@ from ..engine import Game
 from ..record import steps
 from .clocks import Clocks
 from .limits import secret_text
+from .players import People
 from .seating import Seating
 from .seats import Conn, Held, Settings, dumps, hash_token, new_token
 from .store import Store, StoredEvent, StoredTable, StoreError
@@ -64,14 +65,17 @@ class TableOwner:
 
     @staticmethod
     async def create(store: Store, settings: Settings, table_id: str, config: dict[str, Any],
-                     host_name: str, creator: str | None = None, network: str | None = None
-                     ) -> tuple[TableOwner, str]:
+                     host_name: str, creator: str | None = None, network: str | None = None,
+                     player: str | None = None) -> tuple[TableOwner, str]:
         """A new table, stored; ``creator`` and ``network``: the marks of the creating
-        address and of its network (capacity.py counts by them)."""
+        address and of its network (capacity.py counts by them); ``player``: the host's
+        player id (None: a guest)."""
         token = new_token()
         data = {"seat": 0, "name": host_name, "token_hash": hash_token(token)}
         if creator is not None:
             data.update(client=creator, network=network)
+        if player is not None:
+            data["player"] = player
         stored = StoredTable(table_id, time.time(), "open", config,
                              [StoredEvent(0, "create", data)])
         await store.create_table(stored)
@@ -95,6 +99,9 @@ class TableOwner:
             if step.action is not None:
                 self.log.played(step.events)
         play.requests.sync(play.game)
+        for note in stored.notes:  # who a bot covered, who came back, who left for good
+            if "presence" in note:
+                self.core.seating.presence(note)
         if play.game.over:
             self.core.status = "over"
             self.log.forget_unreported(stored.notes)
@@ -299,8 +306,9 @@ class TableOwner:
         return self.core.seating.seat_of(token)
 
     async def join(self, nickname: str, secret: str | None = None,
-                   client: str | None = None) -> dict[str, Any]:
-        return await self.lobby.join(nickname, secret, client)
+                   client: str | None = None, player: str | None = None,
+                   seat: int | None = None) -> dict[str, Any]:
+        return await self.lobby.join(nickname, secret, client, player, seat)
 
     async def remove(self, token: str, seat: int) -> dict[str, Any]:
         return await self.lobby.remove(token, seat)
@@ -310,6 +318,13 @@ class TableOwner:
 
     async def start_game(self, token: str) -> dict[str, Any]:
         return await self.lobby.start_game(token)
+
+    async def note_rematch(self, table_id: str) -> None:
+        """The finished game has a rematch table now: everyone here is told."""
+        if self.core.rematch == table_id:
+            return
+        self.core.rematch = table_id
+        self.seating.broadcast(self.msg.lobby_text())
 
     async def on_close(self, conn: Conn) -> None:
         await self.ws.on_close(conn)
@@ -331,13 +346,21 @@ def handle(conn: Conn, owner: TableOwner, text: str) -> None:
         conn.send_text(dumps({"type": "pong"}))
     elif kind == "hello":
         token, version = obj.get("token"), obj.get("version", -1)
+        key = obj.get("player_key")
         if token is not None and secret_text(token) is None:
             conn.error("bad_message", "hello: token must be a short string or null")
+        elif key is not None and secret_text(key) is None:
+            conn.error("bad_message", "hello: player_key must be a short string or null")
         elif isinstance(version, bool) or not isinstance(version, int):
             conn.error("bad_message", "hello: version must be a whole number (-1: none)")
         else:
             conn.hello_sent = True
-            owner.post(ws.on_hello, conn, token, version)
+            people = owner.settings.people
+            if token is None and key is not None and people is not None:
+                # the key is looked up off the owner's queue, then the hello goes there
+                _keyed_hello(owner, conn, people, key, version)
+            else:
+                owner.post(ws.on_hello, conn, token, version)
     elif kind == "action":
         version, action = obj.get("version"), obj.get("action")
         if isinstance(version, bool) or not isinstance(version, int):
@@ -357,5 +380,19 @@ def handle(conn: Conn, owner: TableOwner, text: str) -> None:
         owner.post(ws.on_hint, conn)
     elif kind == "ready":
         owner.post(ws.on_ready, conn)
+    elif kind == "leave":
+        owner.post(ws.on_leave, conn)
     else:
         conn.error("bad_message", f"unknown message type {kind[:40]!r}")
+
+
+_KEY_LOOKUPS: set[asyncio.Task[None]] = set()  # (held until done: a task nobody holds may go)
+
+
+def _keyed_hello(owner: TableOwner, conn: Conn, people: People, key: str, version: int) -> None:
+    async def look_up() -> None:
+        player = await people.of_hello(key)
+        owner.post(owner.ws.on_hello, conn, None, version, player)
+    task = asyncio.get_running_loop().create_task(look_up())
+    _KEY_LOOKUPS.add(task)
+    task.add_done_callback(_KEY_LOOKUPS.discard)

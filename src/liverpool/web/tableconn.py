@@ -1,8 +1,9 @@
 """A web table's websocket messages: checked for form here, then answered on the owner's queue.
 
 Domain words: *hello* (a client takes its seat, or watches, and says the version it has),
-*action* (a move at the table's version), *intent* (asking, or no longer asking, for the discard:
-"May I?" or a call; a request of the core), *ready* (done looking at the end of a hand), *hint*
+*action* (a move at the table's version), *leave* (a person leaves the game in play for good),
+*intent* (asking, or no longer asking, for the discard: "May I?" or a call; a request of the
+core), *ready* (done looking at the end of a hand), *hint*
 (the basic bot's advice, worked out once a version and seat), *changes* (a seat may change its
 request for one discard at most ``MAX_INTENT_CHANGES`` times: each is told to everyone).
 """
@@ -40,7 +41,10 @@ class Handlers:
         self._intent_changes: SeatMemo[int] = SeatMemo()
         self._hints: SeatMemo[tuple[Action, str]] = SeatMemo()
 
-    async def on_hello(self, conn: Conn, token: str | None, version: int) -> None:
+    async def on_hello(self, conn: Conn, token: str | None, version: int,
+                       player: str | None = None) -> None:
+        """``player``: the player whose key the hello carried (checked by then): a player
+        seated here finds their seat without its token."""
         t, seating = self.t, self.t.seating
         seat: int | None = None
         if token is not None:
@@ -48,6 +52,8 @@ class Handlers:
             if seat is None:
                 conn.error("bad_token", "this token holds no seat at this table")
                 return
+        elif player is not None:
+            seat = seating.seat_of_player(player)
         if conn.hello and conn.seat == seat:
             # the same socket, the same seat: it was sent every change since its first hello,
             # so it gets no second welcome, and a sync at most once a version
@@ -58,9 +64,12 @@ class Handlers:
             left = conn.seat  # the socket sat elsewhere: that seat may have nobody now
         woke = t.asleep
         t.asleep = False
+        back = seat is not None and seating.seats[seat].covered
         changed = seating.attach(conn, seat)
         if seat is not None:
             self.driver.end_grace(seat)
+        if back and seat is not None and t.status == "playing":
+            await t.log.presence(seat, "back")
         conn.send({"type": "welcome", "seat": seat, "table": t.summary(),
                    "join_secret": None if seat is None else seating.join_secret,
                    "share_url": None if seat is None else self.lobby.share_url(conn.link_base)})
@@ -217,6 +226,12 @@ class Handlers:
             changes[seat] = changes.get(seat, 0) + 1
             self.msg.broadcast(self.msg.requests)
         await self.driver.drive()  # a window that waited for this person's word may close now
+
+    async def on_leave(self, conn: Conn) -> None:
+        """A person leaves the game in play for good (a bot plays their seat to the end)."""
+        seat = self._player(conn)
+        if seat is not None:
+            await self.driver.leave(seat)
 
     async def on_ready(self, conn: Conn) -> None:
         """A person is ready for the next hand (the end-of-hand screen's button)."""

@@ -26,6 +26,7 @@ from ..record import game_record
 from ..rules import RuleSet
 from ..rulestext import rules_sheet
 from .clocks import Clocks, Post
+from .playerdb import SeatOf
 from .seating import Seating
 from .seats import Settings
 from .store import Store, StoredTable, StoreError
@@ -72,6 +73,13 @@ class TableCore:
         self.sockets = 0
         # told when the table is finished and no socket holds it (the owner's, for its registry)
         self.idle_hook: Callable[[], None] | None = None
+        # a finished game's standings rows, once recorded (players.py), and its rematch table
+        self.standings: list[dict[str, Any]] | None = None
+        self.rematch: str | None = None
+        self.rematch_of: str | None = cfg.get("rematch_of")
+        # a rematch table's seats kept for the people of the old one: old seat -> new seat
+        self.rematch_seats: dict[str, int] = dict(cfg.get("rematch_seats") or {})
+        self.config = cfg  # as stored (a rematch copies it)
 
     def begin(self, play: TableMatch) -> None:
         self.play = play
@@ -143,6 +151,8 @@ class TableCore:
             "turn_timer": self.turn_timer, "buy_timer": self.buy_timer,
             "buy_window": self.buy_window, "hand_pause": self.hand_pause,
             "incidents": len(self.log.incidents),
+            "standings": self.standings if self.status == "over" else None,
+            "rematch": self.rematch, "rematch_of": self.rematch_of,
             "created": datetime.fromtimestamp(self.created, UTC).isoformat().replace(
                 "+00:00", "Z"),
         }
@@ -161,8 +171,31 @@ class TableCore:
         names = [s.name for s in self.seating.seats]
         await self.log.report(names, self.seating.broadcast)
 
+    async def record_results(self) -> bool:
+        """Record the finished game's standings, ratings and statistics: once, whichever
+        server does it first (players.py). False when they could not be written now: the
+        table's stored status stays unfinished, so that the next load of it tries again."""
+        people = self.settings.people
+        if people is None or self.play is None or not self.play.game.over:
+            return False
+        seats = [SeatOf(s.kind, s.level, s.player) for s in self.seating.seats]
+        try:
+            self.standings = await people.record_game(
+                self.id, self.record(), self.preset, self.overrides, seats,
+                self.seating.leavers(), self.settings.limits.search_budget)
+            self.rematch = await people.db.rematch_of(self.id)
+        except Exception as e:
+            log.warning("table %s: the game's standings were not recorded: %s: %s", self.id,
+                        type(e).__name__, str(e)[:300])
+            return False
+        return True
+
     async def finish(self) -> None:
+        recorded = await self.record_results()
+        # over once the standings are known: a client told so finds them in the summary
         self.status = "over"
+        if not recorded and self.settings.people is not None:
+            return  # stored as still playing: the next load records the game, then the status
         try:
             await self.store.set_status(self.id, "over")
         except StoreError as e:  # the events are the truth: a reload finds it over

@@ -301,5 +301,19 @@ class Driver:
         if s.conns or s.covered or t.status != "playing":
             return
         s.covered = True
+        await t.log.presence(seat, "covered")
+        t.seating.broadcast(self.msg.lobby_text())
+        await self.drive()
+
+    async def leave(self, seat: int) -> None:
+        """``seat``'s person leaves the game for good: a bot plays it to the end, and it is
+        placed last."""
+        t = self.t
+        s = t.seating.seats[seat]
+        if t.status != "playing" or s.kind != "human" or s.left:
+            return
+        t.clocks.stop(f"grace:{seat}")
+        s.covered = s.left = True
+        await t.log.presence(seat, "left")
         t.seating.broadcast(self.msg.lobby_text())
         await self.drive()

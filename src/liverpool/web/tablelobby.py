@@ -106,26 +106,37 @@ class Lobby:
         t.log.hold(Held(t.version, "lobby", table=t.summary()))
 
     async def join(self, nickname: str, secret: str | None = None,
-                   client: str | None = None) -> dict[str, Any]:
-        """A person takes the first free seat (``client``: their address, by ``client_of``)."""
+                   client: str | None = None, player: str | None = None,
+                   seat: int | None = None) -> dict[str, Any]:
+        """A person takes the first free seat (``client``: their address, by ``client_of``;
+        ``player``: their player id, None for a guest). ``seat``: the seat kept for them at a
+        rematch (the caller checked who they are; ``secret`` is then not needed)."""
         seating = self.t.seating
         self.check_open()
-        if not seating.public and not (secret is not None and seating.join_secret is not None
-                                       and hmac.compare_digest(secret, seating.join_secret)):
+        if seat is None and not seating.public and not (
+                secret is not None and seating.join_secret is not None
+                and hmac.compare_digest(secret, seating.join_secret)):
             raise ApiError(403, "bad_secret", "this table is private: join it with the link "
                                               "the host shared")
         mark = None if client is None else client_mark(client)
         if mark is not None and mark in seating.removed:
             raise ApiError(403, "removed", "the host removed you from this table")
-        free = [s for s in seating.seats if s.kind == "human" and s.name is None]
+        if player is not None and seating.seat_of_player(player) is not None:
+            raise ApiError(409, "seated", "you already hold a seat at this table (open it, "
+                                          "and your player finds it)")
+        free = [s for s in seating.seats if s.kind == "human" and s.name is None
+                and (seat is None or s.seat == seat)]
         if not free:
-            raise ApiError(409, "full", "every human seat is taken")
+            raise ApiError(409, "full", "every human seat is taken" if seat is None
+                           else "the seat kept for you is taken")
         s = free[0]
         token = new_token()
         data = {"seat": s.seat, "name": seating.unique_name(nickname),
                 "token_hash": hash_token(token)}
         if mark is not None:
             data["client"] = mark
+        if player is not None:
+            data["player"] = player
         await self._store("join", data)
         seating.broadcast(self.msg.lobby_text())
         return {"seat": s.seat, "token": token}

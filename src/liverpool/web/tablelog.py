@@ -6,7 +6,8 @@ rebuilt by replaying them, and an accepted change is stored before it is applied
 *version* (the table's event counter: the version of the last stored event), *held event*
 (``Held``: one of the last 200 changes, replayed to a client that reconnects), *log entry* (the
 engine's events of one action, or a notice, kept for a client's first sync), *incident* (what
-went wrong with a bot: logged, told to the players, stored as a note).
+went wrong with a bot: logged, told to the players, stored as a note), *presence note* (a
+seat covered by a bot, back, or left for good: stored as a note too).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class TableLog:
         self.held: deque[Held] = deque(maxlen=HELD_EVENTS)
         # the game's log: each action's events (with its version), or a notice's text
         self.entries: deque[tuple[int, tuple[Event, ...] | str]] = deque(maxlen=LOG_ENTRIES)
-        self.incidents: list[dict[str, Any]] = list(notes)
+        self.incidents: list[dict[str, Any]] = incidents_of(notes)
         self.unreported: list[dict[str, Any]] = []  # noted, not yet logged, told or stored
 
     async def store_next(self, kind: str, data: dict[str, Any], status: str | None = None
@@ -89,7 +90,15 @@ class TableLog:
     def forget_unreported(self, notes: list[dict[str, Any]]) -> None:
         """A finished game's bots never play again: nothing to say about them."""
         self.unreported = []
-        self.incidents = list(notes)
+        self.incidents = incidents_of(notes)
+
+    async def presence(self, seat: int, what: str) -> None:
+        """Keep a note that a seat was covered by a bot (``covered``), came back (``back``)
+        or left for good (``left``): a table rebuilt once its game is over knows who left."""
+        try:
+            await self.store.add_note(self.id, {"presence": what, "seat": seat})
+        except StoreError as e:
+            log.warning("table %s: a presence note was not stored: %s", self.id, e)
 
     async def report(self, names: list[str | None], send: Any) -> None:
         """Tell what went wrong with a bot: a warning in the server's log, a notice in the
@@ -110,3 +119,8 @@ class TableLog:
                 await self.store.add_note(self.id, note)
             except StoreError as e:
                 log.warning("table %s: the incident was not stored: %s", self.id, e)
+
+
+def incidents_of(notes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The bots' incidents among a table's stored notes (the others are presence notes)."""
+    return [n for n in notes if "presence" not in n]

@@ -38,8 +38,14 @@ class TableRequests:
         if owner.status == "over":  # a finished table may be evicted: don't queue on it
             raise ApiError(409, "started", "the game has already started")
         if op == "join":
+            seat = None
+            if args.get("rematch_of") is not None:  # a person of the old table, checked there
+                core = owner.core
+                seat = core.rematch_seats.get(str(args.get("old_seat")))
+                if core.rematch_of != args["rematch_of"] or seat is None:
+                    raise ApiError(403, "bad_token", "no seat is kept for you at this table")
             return await owner.call(owner.join, args["nickname"], args.get("secret"),
-                                    args.get("client"))
+                                    args.get("client"), args.get("player"), seat)
         if op == "start":
             if owner.status == "open" and self.playing_tables() >= self.limits.playing_tables:
                 raise ApiError(503, "busy", f"the server has {self.limits.playing_tables} "
