@@ -113,6 +113,10 @@ RELAXED_LIMITS = {
     "LIVERPOOL_LIMIT_SOCKETS_PER_NETWORK": "10000",
     "LIVERPOOL_LIMIT_MESSAGE_RATE": "1000/second",
     "LIVERPOOL_LIMIT_SOCKETS_PER_CLIENT": "1000",
+    # every table made through the lobby page makes a player (and tests make many)
+    "LIVERPOOL_LIMIT_PLAYER_RATE": "100000/hour",
+    "LIVERPOOL_LIMIT_PLAYERS_PER_CLIENT": "100000",
+    "LIVERPOOL_LIMIT_RECOVER_RATE": "100000/hour",
 }
 
 

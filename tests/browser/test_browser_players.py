@@ -166,7 +166,7 @@ def test_a_recovery_code_gives_another_browser_the_same_player(server: Server,
     phone.page.goto(server.base + "/")
     phone.page.click("#nav-me")
     phone.page.wait_for_selector("#recover-code")
-    in_view(phone, "#recover")
+    in_view(phone, "#recover-panel")
     no_sideways_scroll(phone)
     phone.page.fill("#recover-code", code)
     phone.page.click("#recover")
@@ -204,7 +204,9 @@ def test_forget_me_forgets_the_player(server: Server, make_player: Any) -> None:
     assert stored_player(ann) is None
     kept = page.evaluate("() => Object.keys(localStorage).filter(k => k.startsWith('liverpool:'))")
     assert set(kept) <= {"liverpool:sort", "liverpool:four-color"}, kept
-    assert server.call("GET", f"/api/players/{me['id']}")[0] == 404
+    # the server keeps only that a former player played: no name, nothing shown
+    gone = server.api("GET", f"/api/players/{me['id']}")
+    assert gone["name"] != "Ann" and gone["rating"] is None and gone["games"] is None
     assert server.call("GET", "/api/players/me", key=me["key"])[0] == 401
     # the lobby: no name kept; "My page" leads to using a recovery code
     page.goto(server.base + "/")
@@ -295,8 +297,10 @@ def test_two_people_play_again(server: Server, make_player: Any) -> None:
         "seats": [{"kind": "human"}, {"kind": "human"}]}, key=a["key"])
     old = res["table"]["id"]
     sit_at(server, ann, old, res["seat"], res["token"], a["id"])
-    join_by_link(bea, server.link(res["share_url"]))
-    assert bea.page.input_value("#join-nickname") == "Bea"
+    bea.page.goto(server.link(res["share_url"]))
+    assert bea.page.input_value("#join-nickname") == "Bea"  # her player's name
+    bea.page.click("#join")
+    bea.page.wait_for_selector("#seats")
     assert server.api("GET", f"/api/tables/{old}")["seats"][1]["player"] == b["id"]
     ann.page.wait_for_selector("#seats li:has-text('Bea')")
     ann.page.click("#start")

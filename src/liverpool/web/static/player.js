@@ -194,7 +194,7 @@ function recoverPanel(switching) {
         "That code does not work: check it, or show a new one on a device that still knows you (only the latest code works)." : errorText(e);
     }
   };
-  return h("section#recover.panel", {}, h("h3", { text: "Use a recovery code" }),
+  return h("section#recover-panel.panel", {}, h("h3", { text: "Use a recovery code" }),
     h("p.muted", { text: switching ?
       "A code shown on another device makes this browser that player (this browser's own player is left as it is on the server)." :
       "Shown on a device where you play (your page, \"Show a recovery code\"): it gives this browser a key of its own for the same player." }),

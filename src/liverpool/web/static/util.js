@@ -83,6 +83,8 @@ export function errorText(e) {
  */
 export async function api(method, path, body, opts = {}) {
   const req = { method, headers: {} };
+  // a write is always JSON, even with nothing to say (the server refuses any other type)
+  if (body === undefined && method !== "GET") body = {};
   if (body !== undefined) {
     req.headers["content-type"] = "application/json";
     req.body = JSON.stringify(body);
