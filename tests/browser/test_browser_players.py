@@ -310,6 +310,7 @@ def test_two_people_play_again(server: Server, make_player: Any) -> None:
         p.page.wait_for_selector("#standings .standing")
         p.page.wait_for_selector("#rematch")
 
+    ann.shot("standings", full_page=False)
     # Ann asks first: a new table, she is its host, in the same seat
     ann.page.click("#rematch")
     ann.page.wait_for_url(lambda u: "/t/" in u and old not in u)
@@ -318,6 +319,7 @@ def test_two_people_play_again(server: Server, make_player: Any) -> None:
     # Bea sees the offer on her finished table and joins: her reserved seat
     bea.page.wait_for_selector("#rematch-banner:has-text('Ann wants a rematch')")
     in_view(bea, "#rematch-join")
+    bea.shot("rematch-offer-phone", full_page=False)
     bea.page.click("#rematch-join")
     bea.page.wait_for_url(f"**/t/{new}")
     bea.page.wait_for_selector("#seats li:has-text('Bea') .badge:has-text('you')")
@@ -354,9 +356,20 @@ def test_leave_the_game_marks_the_seat(server: Server, make_player: Any) -> None
     bea.page.click("#leave-game")
     bea.page.wait_for_selector("#leave-dialog:has-text('placed last')")
     in_view(bea, "#leave-confirm")
+    bea.shot("leave-phone", full_page=False)
     bea.page.click("#leave-confirm")
     bea.page.wait_for_selector("#leave-dialog", state="detached")
     bea.page.wait_for_selector(".player[data-seat='1'] .badge.left")
+    bea.page.wait_for_selector("#status:has-text('You left the game')")
     # everyone sees her seat marked; a bot plays it
     ann.page.wait_for_selector(".player[data-seat='1'] .badge.left")
+    ann.shot("left", full_page=False)
+    # ... and after a reload too
+    bea.page.reload()
+    bea.page.wait_for_selector("#status:has-text('You left the game')")
+    assert bea.page.locator("#prompt .actions button[data-act]").count() == 0
+    # she watches: her seat stays left (a hello with its token would have sat her again)
+    bea.page.wait_for_timeout(300)
+    assert server.api("GET", f"/api/tables/{table}")["seats"][1]["left"] is True
+    assert ann.page.locator(".player[data-seat='1'] .badge.left").count() == 1
     assert not ann.errors and not bea.errors, ann.errors + bea.errors

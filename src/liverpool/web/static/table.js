@@ -25,7 +25,7 @@ import {
 import { cardGlyph, entryNodes, entryWords } from "./events.js";
 import {
   PRIVATE_TABLE, absoluteUrl, actionLabel, api, changeText, copyText, errorText, forgetKey,
-  forgetSecret, forgetSeat, getPlayer, h, ordinal, playerFor, ratingText, ratingValue, savedSecret,
+  forgetSecret, forgetSeat, getPlayer, h, markSeatLeft, ordinal, playerFor, ratingText, ratingValue, savedSecret,
   savedSeat, saveSecret, saveSeat, secretInHash, setNickname, siteNotice, whoFields,
 } from "./util.js";
 
@@ -244,7 +244,9 @@ class TableClient {
     this.fx = {}; // what the next render animates: {discard, buyer, hand}
     this.wasMine = false;
     this.fourColor = localStorage.getItem("liverpool:four-color") === "1";
-    this.left = false; // this seat left the game (a bot plays it to the end)
+    const saved = savedSeat(tableId);
+    // the seat this page's person left for good (a bot plays it to the end): the page watches
+    this.leftSeat = saved && saved.left && token === saved.token ? saved.seat : null;
     this.standingsAsked = 0; // how many times the finished table's summary was asked for
     this.rematchHost = null; // {table, name}: who made the rematch table
     this.rematching = false; // a rematch request is under way
@@ -260,8 +262,19 @@ class TableClient {
     return saved && saved.player === me.id ? me.key : null;
   }
 
+  /** The token the hello sends: none once the person left the game (it would sit them again). */
+  helloToken() {
+    return this.leftSeat === null ? this.token : null;
+  }
+
   hello(version) {
-    return this.send({ type: "hello", token: this.token, player_key: this.playerKey(), version });
+    const left = this.leftSeat !== null;
+    return this.send({ type: "hello", token: this.helloToken(), player_key: left ? null : this.playerKey(), version });
+  }
+
+  /** This page's person's seat: the one they sit in, or the one they left. */
+  mySeat() {
+    return this.seat !== null ? this.seat : this.leftSeat;
   }
 
   async start() {
@@ -408,7 +421,7 @@ class TableClient {
           this.shareLink = absoluteUrl(msg.share_url);
         }
         if (msg.join_secret) saveSecret(this.id, msg.join_secret);
-        if (this.token && msg.seat === null) {
+        if (this.helloToken() && msg.seat === null) {
           // the server no longer knows our token (the seat was freed): join again, or watch
           forgetSeat(this.id);
           this.token = null;
@@ -615,16 +628,20 @@ class TableClient {
     if (!this.send({ type: "leave" })) {
       this.notice = { kind: "error", text: "Not connected: you did not leave; try again." };
     } else {
-      this.left = true;
+      // from now on this page watches: a hello with the seat's token would sit it again
+      this.leftSeat = this.seat;
+      markSeatLeft(this.id);
       this.notice = { kind: "info", text: "You left the game: a computer player plays your seat to the end." };
+      this.hello(this.version);
     }
     this.render();
   }
 
-  /** This seat has left the game (the server's seat says so, or this page sent it). */
+  /** This seat has left the game (the server's seat says so, or this page's person left it). */
   seatLeft(i) {
+    if (i === null || i === undefined) return false;
     const s = ((this.table && this.table.seats) || [])[i] || {};
-    return !!(s.left || (i === this.seat && this.left));
+    return !!(s.left || i === this.leftSeat);
   }
 
   /** What the page does after an action was applied (the update's `action`). */
@@ -1241,7 +1258,7 @@ class TableClient {
     const box = h("div#prompt.prompt");
     const status = h("div#status.status", { role: "status" });
     const buttons = h("div.actions");
-    const mine = this.seat !== null && v.to_act.includes(this.seat) && this.legal.length;
+    const mine = this.seat !== null && v.to_act.includes(this.seat) && this.legal.length && !this.seatLeft(this.seat);
     if (v.phase === "over") {
       const w = v.winners.map((s) => this.name(s)).join(" and ");
       status.textContent = `Game over: ${w} win${v.winners.length === 1 ? "s" : ""}.`;
@@ -1251,7 +1268,8 @@ class TableClient {
         const el = document.getElementById("standings");
         if (el) el.scrollIntoView({ block: "start" });
       } }));
-    } else if (this.left && this.seat !== null) {
+
+    } else if (this.leftSeat !== null) {
       status.textContent = "You left the game: a computer player plays your seat to the end.";
     } else if (!mine) {
       const who = v.to_act.map((s) => s === this.seat ? "you" : this.name(s)).join(", ");
@@ -1677,6 +1695,7 @@ class TableClient {
   renderStandings() {
     const t = this.table;
     const v = this.view;
+    const me = this.mySeat();
     let rows = (t.standings || []).slice();
     if (!rows.length) {
       // not worked out yet (or an older server): the places by the totals, ties sharing
@@ -1690,10 +1709,10 @@ class TableClient {
         (ratingValue(rt.after) !== null && ratingValue(rt.before) !== null ? ratingValue(rt.after) - ratingValue(rt.before) : null)) : null;
       const cls = change === null ? "" : change > 0 ? ".up" : change < 0 ? ".down" : ".same";
       const name = r.name || (r.kind === "bot" ? "a bot" : "a former player");
-      return h(`li.standing.place-${Math.min(r.place, 4)}` + (r.seat === this.seat ? ".me" : ""), { dataset: { seat: String(r.seat), place: String(r.place) } },
+      return h(`li.standing.place-${Math.min(r.place, 4)}` + (r.seat === me ? ".me" : ""), { dataset: { seat: String(r.seat), place: String(r.place) } },
         h("span.st-place", { text: ordinal(r.place) }),
         h("span.st-name", {}, r.player ? h("a", { href: `/p/${enc(r.player)}`, text: name }) : name,
-          r.seat === this.seat ? h("span.muted", { text: " (you)" }) : null,
+          r.seat === me ? h("span.muted", { text: " (you)" }) : null,
           r.kind === "bot" && r.level ? h("span.badge.bot", { text: r.level }) : null,
           r.left ? h("span.badge.off.left", { text: "left" }) : null),
         h("span.st-points", { text: `${r.points} pts` }),
@@ -1701,7 +1720,7 @@ class TableClient {
           change !== null && !(r.kind === "bot" && change === 0) ? h("span.st-change" + cls, { text: changeText(change) }) : null] : null));
     }));
     const actions = [];
-    if (this.seat !== null && !t.rematch) {
+    if (this.mySeat() !== null && !t.rematch) {
       actions.push(h("button#rematch", { type: "button", disabled: this.rematching, text: this.rematching ? "Setting the table…" : "Play again", onclick: () => this.rematch() }));
     }
     actions.push(h("a.button#replay-link" + (actions.length ? ".secondary" : ""), { href: `/replay/${enc(this.id)}`, text: "Watch the replay" }),
@@ -1710,7 +1729,7 @@ class TableClient {
         if (el) el.scrollIntoView({ block: "start" });
       } }),
       h("a.button.secondary#lobby-link", { href: "/", text: "Back to the lobby" }));
-    const w = v.winners.map((s) => s === this.seat ? "You" : this.name(s));
+    const w = v.winners.map((s) => s === me ? "You" : this.name(s));
     return h("section#standings.panel.standings", { "aria-label": "final standings" },
       h("h2", { text: "Game over" }),
       h("p.st-winner", { text: w.length ? `${names(w)} ${w.length === 1 && w[0] !== "You" ? "wins" : "win"}.` : "" }),
@@ -1726,13 +1745,13 @@ class TableClient {
     if (!t || !t.rematch) return null;
     const mine = savedSeat(t.rematch);
     const host = this.rematchHost && this.rematchHost.table === t.rematch ? this.rematchHost.name : null;
-    if (this.seat !== null && !mine) return rematchBanner(t.rematch, () => this.rematch(), host);
+    if (this.mySeat() !== null && !mine) return rematchBanner(t.rematch, () => this.rematch(), host);
     return rematchBanner(t.rematch, null);
   }
 
   renderMenu() {
     return this.sheet("game-menu", "Game menu", h("div.menu-items", {},
-      h("button#leave-game.danger", { type: "button", disabled: this.left, text: this.left ? "You left the game" : "Leave the game…", onclick: () => { this.overlay = "leave"; this.render(); } }),
+      h("button#leave-game.danger", { type: "button", disabled: this.seatLeft(this.seat), text: this.seatLeft(this.seat) ? "You left the game" : "Leave the game…", onclick: () => { this.overlay = "leave"; this.render(); } }),
       h("a.button.secondary", { href: "/", target: "_blank", rel: "noopener", text: "Open the lobby in a new tab" })));
   }
 

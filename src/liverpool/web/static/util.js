@@ -298,6 +298,13 @@ export function saveSeat(table, seat, token, player = null) {
   localStorage.setItem("liverpool:" + table, JSON.stringify(v));
 }
 
+/** The seat's person left the game for good: the page watches from now on (a hello with the
+ * token would take the seat back), keeping the token for a rematch. */
+export function markSeatLeft(table) {
+  const v = savedSeat(table);
+  if (v) localStorage.setItem("liverpool:" + table, JSON.stringify({ ...v, left: true }));
+}
+
 export function forgetSeat(table) {
   localStorage.removeItem("liverpool:" + table);
 }
