@@ -19,6 +19,7 @@ import time
 from typing import Any
 
 from .conftest import Player, Server, join_by_link
+from .test_browser_assets import _watch_csp
 from .test_browser_people import DESKTOP, PHONE, deal, dock_in_view, in_view, no_sideways_scroll
 from .test_browser_table import build_go_down
 
@@ -232,6 +233,7 @@ def test_a_finished_game_shows_on_the_players_page_and_the_leaderboard(
         server: Server, make_player: Any) -> None:
     ann = make_player("Ann", viewport=PHONE, has_touch=True, is_mobile=True)
     urls = watch_urls(ann)
+    violations = _watch_csp(ann)  # the standings, the chart, the leaderboard: no inline style
     me = new_player(server, ann, "Ann Rated", listed=True, public=True)
     res = server.api("POST", "/api/tables", {
         "rules": "arena", "overrides": OUT_RULES, "seed": 3, "deals": [out_deck()],
@@ -282,6 +284,7 @@ def test_a_finished_game_shows_on_the_players_page_and_the_leaderboard(
                                            "os => os.map(o => o.textContent)")
     assert any(text.startswith("computer: basic (rated ") for text in labels), labels
     no_key_in(urls, me["key"])
+    assert violations == [], violations
     assert not ann.errors, ann.errors
 
 
