@@ -48,3 +48,11 @@ def hand_of(game: Game, seat: int) -> list[str]:
 @pytest.fixture
 def stacked() -> Any:
     return stacked_game
+
+
+@pytest.fixture(autouse=True)
+def _own_data_dir(tmp_path_factory: pytest.TempPathFactory,
+                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test (and every command it starts) keeps the terminal's profile, history and saved
+    games in a folder of its own, never in the user's data directory."""
+    monkeypatch.setenv("LIVERPOOL_DATA_DIR", str(tmp_path_factory.mktemp("data")))

@@ -1,4 +1,5 @@
-"""The ``liverpool`` command: ``play`` (terminal), ``serve`` (browser), ``demo`` (a simulated
+"""The ``liverpool`` command: ``play`` (terminal), ``history`` (the terminal's finished games
+and statistics), ``serve`` (browser), ``demo`` (a simulated
 game with its log), ``replay``, ``simulate``, ``bot`` (a built-in bot on the bot protocol),
 ``bench``, ``soak``. Interfaces talk to the engine only through actions, legal actions, views
 and the events it tells (docs/engine.md)."""
@@ -20,6 +21,7 @@ from rich.table import Table
 
 from . import compiled
 from .engine import Game
+from .profile import DEFAULT_LIMIT, MAX_LIMIT, limit_arg, offset_arg
 from .record import RecordError, game_record, replay, summary
 from .rules import DEFAULT_PRESET, PRESET_NAMES, RulesError, RuleSet
 from .rules import parse_overrides as parse_overrides  # kept importable from here
@@ -178,6 +180,45 @@ def cmd_demo(args: argparse.Namespace, sleep: Callable[[float], None] = time.sle
     return 0
 
 
+def cmd_play(args: argparse.Namespace) -> int:
+    """``liverpool play`` with the local profile: the name remembered (``--name`` changes it),
+    new records in the data directory's ``games``, and a game that ends counted once in the
+    history. A profile that cannot be read leaves the game unrecorded, not unplayable."""
+    from . import profile
+
+    folder = profile.data_dir()
+    known: profile.Profile | None = None
+    try:
+        known = profile.set_name(args.name, folder) if args.name else profile.load(folder)
+    except profile.ProfileError as e:
+        print(f"liverpool play: {e}; this game will not be added to your history",
+              file=sys.stderr)
+    except OSError as e:
+        print(f"liverpool play: cannot write your profile in {folder}: {e.strerror}; this game "
+              f"will not be added to your history", file=sys.stderr)
+    if args.name is None and known is not None:
+        args.name = known.name  # (None: "You", or the seat file's person on --resume)
+    from . import tui
+    return tui.main(args, games_dir=profile.games_dir(folder),
+                    on_over=None if known is None else profile_listener(folder))
+
+
+def profile_listener(folder: Path) -> Callable[[Any], list[str]]:
+    """A play session's end listener: the finished game counted in the profile and the history
+    in ``folder`` (once), and the lines that say where the person placed and how their rating
+    moved."""
+    from . import profile
+
+    def game_over(session: Any) -> list[str]:
+        seats = [profile.Seat(name, "person" if s == session.human else "bot",
+                              session.levels[s])
+                 for s, name in enumerate(session.game.players)]
+        done = profile.record_game(session.game_id, game_record(session.game),
+                                   session.save_path, seats, session.human, folder)
+        return profile.end_lines(done.entry)
+    return game_over
+
+
 def cmd_bot(args: argparse.Namespace) -> int:
     """A built-in bot on the bot protocol: JSON lines on standard input and output."""
     import contextlib
@@ -220,12 +261,30 @@ def build_parser() -> argparse.ArgumentParser:
                    help="levels of the other seats (random, basic, expert, cmd:COMMAND), "
                         "one per seat or one for all")
     p.add_argument("--seed", type=int, help="deal seed (default: a random one)")
-    p.add_argument("--name", default="You", help="your name at the table")
+    p.add_argument("--name", help="your name at the table (remembered in your profile; "
+                                  "default: the remembered one, else You)")
     p.add_argument("--resume", metavar="FILE", help="go on from a saved game record")
     p.add_argument("--save", metavar="FILE", help="where the record is kept as the game goes")
     p.add_argument("--plain", action="store_true",
                    help="line-based mode for screen readers and pipes")
-    p.set_defaults(func=_lazy("tui"))
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("history", help="your finished terminal games, newest first; your "
+                                       "rating and statistics",
+                       description="The games of liverpool play that reached their end, newest "
+                                   "first, a page at a time; kept with your profile in the "
+                                   "data directory (LIVERPOOL_DATA_DIR, else the user data "
+                                   "directory).")
+    p.add_argument("--offset", type=offset_arg, default=0, metavar="N",
+                   help="skip the N newest games")
+    p.add_argument("--limit", type=limit_arg, metavar="N",
+                   help=f"games a page (default {DEFAULT_LIMIT}, at most {MAX_LIMIT})")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object: the page's games, total, rating and statistics")
+    p.add_argument("--stats", action="store_true",
+                   help="statistics by rules (games, wins, mean place, points and buys per "
+                        "hand, going out, each contract made) and your rating")
+    p.set_defaults(func=_lazy("profile"))
 
     p = sub.add_parser("serve", help="serve games in the browser (lobby, tables, bots)")
     p.add_argument("--host", default="127.0.0.1")

@@ -793,3 +793,72 @@ async def test_creates_at_once_on_two_servers_cannot_pass_a_cap_together(
                 assert (await ha.post("/api/tables", json=body)).status_code == 201
             r = await ha.post("/api/tables", json=body)
         assert r.status_code == 429 and r.json()["error"] == "too_many_tables", r.text
+
+
+async def _in_transaction(db: str) -> int:
+    """Connections of the database that sit inside an open transaction, doing nothing."""
+    import psycopg
+    async with await psycopg.AsyncConnection.connect(db, autocommit=True) as conn:
+        cur = await conn.execute("SELECT count(*) FROM pg_stat_activity "
+                                 "WHERE state = 'idle in transaction' AND datname = "
+                                 "current_database()")
+        row = await cur.fetchone()
+    return int(row[0]) if row else 0
+
+
+async def test_a_game_is_rated_once_when_its_server_dies_while_recording_it(
+        pg_url: str, redis_server: RedisServer) -> None:
+    """Players and ratings are the service's, not a server's: a player made on one server plays
+    on another; the server whose game ends dies inside the transaction that records it, and
+    the server that takes the table over records it, once."""
+    quick = {"LIVERPOOL_LIMIT_MIN_TIMER": "0"}
+    a = Server(pg_url, redis_server.url, "s0", {"LIVERPOOL_TEST_RECORD_PAUSE": "600", **quick})
+    b = Server(pg_url, redis_server.url, "s1", quick)
+    try:
+        for s in (a, b):
+            await _ready(s.proc, s.base)
+        async with httpx.AsyncClient(base_url=b.base, timeout=20) as http:
+            made = (await http.post("/api/players", json={"name": "Ann"})).json()
+        key = {"Authorization": f"Bearer {made['key']}"}
+        async with httpx.AsyncClient(base_url=a.base, timeout=20) as http:
+            r = await http.post("/api/tables", headers=key, json={
+                "seats": [{"kind": "human"}] + [{"kind": "bot", "level": "basic"}] * 2,
+                "overrides": {"hands": [1]}, "seed": 6, "turn_timer": 0.01})
+            assert r.status_code == 201, r.text  # the key made on b works on a
+            t = r.json()
+            tid = t["table"]["id"]
+            assert (await http.post(f"/api/tables/{tid}/start",
+                                    json={"token": t["token"]})).status_code == 200
+        end = time.monotonic() + 240
+        while await _in_transaction(pg_url) == 0:  # a's recording waits in its transaction
+            assert time.monotonic() < end, "the game did not end"
+            await asyncio.sleep(0.1)
+        a.kill()
+        async with httpx.AsyncClient(base_url=b.base, timeout=20) as http:
+            while True:  # b takes the table over (its lease expires), finds it over, records
+                summary = (await http.get(f"/api/tables/{tid}")).json()
+                if summary.get("standings"):
+                    break
+                assert time.monotonic() < end, "the game was never recorded"
+                await asyncio.sleep(0.2)
+            me = (await http.get("/api/players/me", headers=key)).json()
+            games = (await http.get(f"/api/players/{made['id']}/games", headers=key)).json()
+        assert summary["status"] == "over"
+        assert me["games"] == 1 and games["total"] == 1
+        row = summary["standings"][0]
+        assert row["player"] == made["id"]
+        assert me["rating"]["mu"] == pytest.approx(row["rating"]["after"]["mu"], abs=1e-3)
+        assert row["rating"]["before"]["mu"] == pytest.approx(1500.0)
+        import psycopg
+        async with await psycopg.AsyncConnection.connect(pg_url, autocommit=True) as conn:
+            counts = []
+            for table in ("lv_games", "lv_results"):
+                cur = await conn.execute(f"SELECT count(*) FROM {table} WHERE "
+                                         f"{'id' if table == 'lv_games' else 'game_id'} = %s",
+                                         (tid,))
+                counts.append((await cur.fetchone() or (0,))[0])
+        assert counts == [1, 1]
+        assert (await _stored(pg_url, tid)).status == "over"
+    finally:
+        for s in (a, b):
+            s.stop()

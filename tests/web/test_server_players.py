@@ -202,6 +202,14 @@ async def test_a_forgotten_player_leaves_their_games_to_a_former_player(
         names = [s["name"] for s in page["games"][0]["seats"]]
         assert names[0] == "a former player" and names[1] == "Bea"
         assert page["games"][0]["seats"][0]["player"] is None
+        # the table, read again from the store, shows her seat under that name too
+        registry = srv.app.state.registry
+        await registry.owners.pop(tid).stop()
+        rec = (await srv.http.get(f"/api/tables/{tid}/record")).json()
+        assert rec["players"][:2] == ["a former player", "Bea"]
+        summary = (await srv.http.get(f"/api/tables/{tid}")).json()
+        assert summary["seats"][0]["name"] == "a former player"
+        assert summary["standings"][0]["name"] == "a former player"
 
 
 @pytest.mark.asyncio
@@ -308,3 +316,61 @@ async def test_a_player_who_leaves_is_placed_last(sqlite_url: str) -> None:
         row = summary["standings"][0]
         assert row["left"] is True and row["place"] == 3
         assert row["rating"]["change"] < 0
+
+
+@pytest.mark.asyncio
+async def test_a_socket_gone_while_its_key_is_looked_up_holds_no_seat(
+        sqlite_url: str) -> None:
+    async with serve(sqlite_url, grace=0.3) as srv:
+        ann = await new_player(srv, "Ann")
+        r = await srv.http.post("/api/tables", headers=auth(ann["key"]), json={
+            "seats": [{"kind": "human"}] + [{"kind": "bot", "level": "random"}] * 2})
+        t = r.json()
+        tid = t["table"]["id"]
+        await srv.http.post(f"/api/tables/{tid}/start", json={"token": t["token"]})
+        people = srv.app.state.context.settings.people
+        looked_up = people.of_hello
+
+        async def slow(key: str) -> str | None:
+            await asyncio.sleep(0.5)  # the socket closes meanwhile
+            return await looked_up(key)
+        people.of_hello = slow
+        c = await srv.client(tid, None, hello=False)
+        await c.send({"type": "hello", "token": None, "player_key": ann["key"], "version": -1})
+        await c.close()
+        await asyncio.sleep(1.2)
+        seat = (await srv.http.get(f"/api/tables/{tid}")).json()["seats"][0]
+        # nobody holds the seat: its grace ran out and a bot covers it
+        assert seat["connected"] is False and seat["covered"] is True
+
+
+@pytest.mark.asyncio
+async def test_what_an_attacker_sends_to_the_players_routes_is_refused_cleanly(
+        sqlite_url: str) -> None:
+    async with serve(sqlite_url) as srv:
+        ann = await new_player(srv, "Ann")
+        h = auth(ann["key"])
+        cases: list[tuple[str, str, Any, dict[str, str], int]] = [
+            ("POST", "/api/players", {"name": "Bot 3"}, {}, 400),
+            ("POST", "/api/players", {"name": "x" * 500}, {}, 400),
+            ("POST", "/api/players", {"name": ["Ann"]}, {}, 400),
+            ("POST", "/api/players", {}, {}, 400),
+            ("PATCH", "/api/players/me", {"name": "Bot 3"}, h, 400),
+            ("PATCH", "/api/players/me", {"public": 1}, h, 400),
+            ("POST", "/api/players/recover", {"code": 12}, {}, 400),
+            ("POST", "/api/players/recover", {"code": "x" * 10_000}, {}, 400),
+            ("GET", "/api/players/" + "a" * 5000, None, {}, 404),
+            ("GET", f"/api/players/{ann['id']}/games?offset={10**30}", None, h, 200),
+            ("GET", f"/api/players/{ann['id']}/games?limit=-5", None, h, 200),
+            ("GET", "/api/ratings?offset=99999999999999999999999", None, {}, 200),
+            ("GET", "/api/ratings?preset=nope", None, {}, 400),
+            ("GET", "/api/players/me", None, {"Authorization": "Bearer " + "k" * 5000}, 401),
+            ("POST", "/api/tables/nope/rematch", {}, {}, 404),
+        ]
+        for method, path, body, headers, status in cases:
+            r = await srv.http.request(method, path, json=body, headers=headers)
+            assert r.status_code == status, (method, path[:60], r.text)
+            assert r.headers["content-type"].startswith("application/json")
+        # nothing changed: one player, named Ann
+        me = (await srv.http.get("/api/players/me", headers=h)).json()
+        assert me["name"] == "Ann" and me["public"] is False

@@ -72,6 +72,7 @@ KEPT_LIMITS = {
     "open_table_ttl": "a bench table is started as soon as its seats are taken",
     "idle_table_ttl": "the same, its seats connected before the start",
     "lobby_page": "the bench does not list tables",
+    "player_page": "the bench's seats are guests: it lists no player's games",
     "nickname_max": "the bench's nicknames are short",
     "search_budget": "a cost of the server's own work, measured as it is run",
     "expert_max_iterations": "the bench's seats are people (its bots play in the clients)",

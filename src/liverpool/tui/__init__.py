@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ..rules import RuleSet
-from .session import Session, SessionError
+from .session import EndListener, Session, SessionError
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, object]:
@@ -21,19 +22,25 @@ def _overrides(args: argparse.Namespace) -> dict[str, object]:
     return parse_overrides(getattr(args, "override", None) or [])
 
 
-def open_session(args: argparse.Namespace) -> Session:
+def open_session(args: argparse.Namespace, games_dir: Path | None = None) -> Session:
+    name = getattr(args, "name", None)
     if getattr(args, "resume", None):
-        return Session.resume(args.resume, save=args.save, bots=None, name=args.name)
+        return Session.resume(args.resume, save=args.save, bots=None, name=name or "You")
     rules = RuleSet.preset(args.rules, _overrides(args))
-    return Session.new(rules, args.players, args.bots, args.name, args.seed, args.save)
+    return Session.new(rules, args.players, args.bots, name or "You", args.seed, args.save,
+                       folder=games_dir)
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace, games_dir: Path | None = None,
+         on_over: EndListener | None = None) -> int:
+    """Play a game: new records go to ``games_dir`` (default: the user data directory's
+    ``games``); ``on_over`` is told once when the game is over (the session's end listener)."""
     try:
-        session = open_session(args)
+        session = open_session(args, games_dir)
     except SessionError as e:
         print(f"liverpool play: {e}", file=sys.stderr)
         return 2
+    session.end_listener = on_over
     plain = bool(getattr(args, "plain", False))
     if not plain and not (sys.stdin.isatty() and sys.stdout.isatty()):
         print("liverpool play: not a terminal, using the plain line mode (--plain)",

@@ -213,6 +213,8 @@ class Board(App[None]):
             t.append("Game over. Winner" + ("s" if len(g.winners) > 1 else "") + ": "
                      + " and ".join(g.players[w] for w in g.winners) + ". ", style="bold green")
             t.append("tab: score sheet · q: quit")
+            for line in s.end_lines or ():  # where you placed, your rating's change
+                t.append("\n" + line, style="bold")
         elif s.human_to_act():
             v = self.view()
             legal = s.legal()

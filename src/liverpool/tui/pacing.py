@@ -45,6 +45,8 @@ class Pacing(Board):
         self.log_line(Text(f"Saved as it goes in {s.save_path}", style="dim"))
         if s.dealt is not None and not s.over:
             self.log_deal(s.dealt)
+        for line in s.finish():  # a finished game resumed: its end, counted once
+            self.log_line(Text(line, style="bold"))
         self.mounted = True
         self.refresh_all()
         self.after_change()
@@ -168,8 +170,11 @@ class Pacing(Board):
             g = s.game
             words = Text("Game over. Winner" + ("s" if len(g.winners) > 1 else "") + ": "
                          + " and ".join(g.players[w] for w in g.winners), style="bold green")
-            self.open_notice(Group(words, score_table(g.players, g.scores, g.totals,
-                                                      g.winners),
+            mine = [Text(line, style="bold") for line in s.finish()]
+            for line in mine:
+                self.log_line(line)
+            self.open_notice(Group(words, *mine,
+                                   score_table(g.players, g.scores, g.totals, g.winners),
                                    Text("q: quit · Enter: look at the table", style="dim")))
             return
         self.after_change()

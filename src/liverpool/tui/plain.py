@@ -78,6 +78,10 @@ class PlainUI:
                  f"rules for the table's rules.")
         if s.dealt is not None and not s.over:
             self.say(self.hand_header(s.dealt))
+        if s.over:  # a finished game resumed: its end, counted once
+            self.say(self.score_sheet())
+            for line in s.finish():
+                self.say(line)
         asked_key: object = None
         try:
             while not s.over:
@@ -121,6 +125,8 @@ class PlainUI:
             g = self.s.game
             self.say("Game over. Winner" + ("s" if len(g.winners) > 1 else "") + ": "
                      + " and ".join(g.players[w] for w in g.winners) + ".")
+            for end in ev.end_lines:
+                self.say(end)
 
     # ---- text ----------------------------------------------------------------------------
     def hand_header(self, dealt: HandStarted) -> str:

@@ -3,10 +3,12 @@ bots), the record file kept up to date after every action, and what each action 
 
 Domain words: *session* (one game played at this terminal), *human seat*, *bot seat*, *record
 file* (docs/rules.md (Records), rewritten atomically after every action so a crash loses nothing),
-*seat file* (a small sidecar beside the record naming the human seat and the bots' levels, for
-``--resume``), *event* (what one decision made happen, told by the engine's events: its
-readable lines, written for the person, and the hand it ended or dealt), *hand result* (who
-went out, the cards left, the points, the running totals).
+*seat file* (a small sidecar beside the record naming the human seat, the bots' levels and the
+game's id, for ``--resume``), *game id* (names one game for good, whatever file it is saved to:
+what the player's profile counts it by), *end listener* (told once when the game is over; what
+it returns, a few lines, is shown at the end), *event* (what one decision made happen, told by
+the engine's events: its readable lines, written for the person, and the hand it ended or
+dealt), *hand result* (who went out, the cards left, the points, the running totals).
 
 The Textual app and the plain line mode both drive a ``Session``; neither touches the engine
 except through actions, legal actions, views and the engine's events (docs/engine.md).
@@ -15,11 +17,13 @@ except through actions, legal actions, views and the engine's events (docs/engin
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import random
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,6 +85,7 @@ class Event:
     hand: HandResult | None = None  # set when a hand ended
     dealt: HandStarted | None = None  # the next hand, when one was dealt
     game_over: bool = False
+    end_lines: list[str] = field(default_factory=list)  # the end listener's, at the game's end
     warnings: list[str] = field(default_factory=list)  # "Bob has one card left"
 
 
@@ -98,9 +103,11 @@ def seat_file_for(record_path: Path) -> Path:
     return record_path.with_name(stem + SEAT_FILE_SUFFIX)
 
 
-def default_save_path(seed: int) -> Path:
-    import platformdirs
-    folder = Path(platformdirs.user_data_dir("liverpool")) / "games"
+def default_save_path(seed: int, folder: Path | None = None) -> Path:
+    """A new record's file in ``folder`` (default: ``games`` in the user data directory)."""
+    if folder is None:
+        import platformdirs
+        folder = Path(platformdirs.user_data_dir("liverpool")) / "games"
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return folder / f"{stamp}-seed{seed}.json"
 
@@ -121,6 +128,16 @@ def write_atomic(path: Path, data: Any) -> None:
         raise
 
 
+def record_id(rec: Any) -> str:
+    """An id for a record that came without one (no seat file, or an older one): its content's
+    hash, the same every time for a finished game's record."""
+    text = json.dumps(rec, sort_keys=True, separators=(",", ":"))
+    return "r" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:31]
+
+
+EndListener = Callable[["Session"], list[str]]
+
+
 def bot_levels(spec: str, bot_seats: int) -> list[str]:
     """``basic`` (one for all) or ``basic,expert,random`` (one per bot seat)."""
     levels = [b.strip() for b in spec.split(",") if b.strip()]
@@ -137,7 +154,8 @@ class Session:
     every other seat (None for the human)."""
 
     def __init__(self, game: Game, human: int, levels: Sequence[str | None], save_path: Path,
-                 bot_seed: int, bots: Sequence[Bot | None] | None = None) -> None:
+                 bot_seed: int, bots: Sequence[Bot | None] | None = None,
+                 game_id: str | None = None) -> None:
         if not 0 <= human < game.n:
             raise SessionError(f"seat {human} is not at this table of {game.n}")
         self.game = game
@@ -155,6 +173,10 @@ class Session:
         self.bots = self.match.bots
         self.rngs = self.match.rngs
         self.save_path = save_path
+        self.game_id = game_id or uuid.uuid4().hex
+        # told once, when the game is over (``finish``); its lines are shown at the end
+        self.end_listener: EndListener | None = None
+        self.end_lines: list[str] | None = None  # None: not told yet
         self.closed = False
         self.hinter: Bot | None = None
         self.warned: set[int] = set()  # seats already announced on one card this hand
@@ -173,7 +195,7 @@ class Session:
     @classmethod
     def new(cls, rules: RuleSet, players: int, bots: str, name: str, seed: int | None,
             save: str | None, human: int = 0, deals: Sequence[Sequence[Card]] | None = None,
-            first_dealer: int = 0) -> Session:
+            first_dealer: int = 0, folder: Path | None = None) -> Session:
         if seed is None:
             seed = random.SystemRandom().randrange(1, 2**31)
         rules.check_players(players)
@@ -190,7 +212,7 @@ class Session:
                 names.append(BOT_NAMES[s % len(BOT_NAMES)])
         game = Game(rules, names, seed=seed, deals=deals, first_dealer=first_dealer,
                     search_budget=PERSON_SEARCH_BUDGET)
-        path = Path(save) if save else default_save_path(seed)
+        path = Path(save) if save else default_save_path(seed, folder)
         session = cls(game, human, seat_levels, path, seed)
         session.save_seats()
         session.save()
@@ -217,13 +239,14 @@ class Session:
             raise SessionError(f"{file}: action {result.error['index']} is illegal: "
                                f"{result.error['reason']}")
         game = result.game
-        human, levels = 0, None
+        human, levels, game_id = 0, None, None
         seats_path = seat_file_for(path)
         if seats_path.exists():
             try:
                 meta = json.loads(seats_path.read_text(encoding="utf-8"))
                 human = int(meta["human"])
                 levels = [None if lv is None else str(lv) for lv in meta["bots"]]
+                game_id = str(meta["game"]) if meta.get("game") else None
             except (OSError, ValueError, KeyError, TypeError) as e:
                 raise SessionError(f"{seats_path} is not a seat file: {e}") from None
             if len(levels) != game.n:
@@ -234,9 +257,11 @@ class Session:
             given = bot_levels(bots or "basic", game.n - 1)
             it = iter(given)
             levels = [None if s == human else next(it) for s in range(game.n)]
+        if game_id is None and game.over:
+            game_id = record_id(rec)  # the same id however often this record is resumed
         target = Path(save) if save else path
-        session = cls(game, human, levels, target, game.seed)
-        if target != path or not seats_path.exists():
+        session = cls(game, human, levels, target, game.seed, game_id=game_id)
+        if target != path or not seats_path.exists() or game_id != session.game_id:
             session.save_seats()
         session.save()
         return session
@@ -247,8 +272,9 @@ class Session:
 
     def save_seats(self) -> None:
         write_atomic(seat_file_for(self.save_path), {
-            "human": self.human, "bots": self.levels,
-            "note": "seats of a liverpool play game: the person's seat and each bot's level"})
+            "human": self.human, "bots": self.levels, "game": self.game_id,
+            "note": "seats of a liverpool play game: the person's seat, each bot's level and "
+                    "the game's id"})
 
     def close(self) -> None:
         """Release the bots (external bots' processes)."""
@@ -369,6 +395,8 @@ class Session:
                 if text is not None:
                     ev.lines.append(Line(e.actor, text))
         self._news.clear()
+        if ev.game_over:
+            ev.end_lines = self.finish()  # the record of the last action is saved already
         for inc in self.match.take_incidents():
             # a bot broke down: say so, as every host does
             rest = "for the rest of the game" if inc.get("fallback") == "game" else "this move"
@@ -385,6 +413,21 @@ class Session:
         return ev
 
     # ---- finishing -----------------------------------------------------------------------
+    def finish(self) -> list[str]:
+        """Tell the end listener that the game is over, once (a resumed finished game too);
+        its lines, or none while the game goes on. A listener that fails is a line, not a
+        crash: the game's record is saved whatever happens to the rest."""
+        if not self.game.over:
+            return []
+        if self.end_lines is None:
+            self.end_lines = []
+            if self.end_listener is not None:
+                try:
+                    self.end_lines = list(self.end_listener(self))
+                except Exception as e:  # shown as a line: the record is saved whatever happens
+                    self.end_lines = [f"The game could not be added to your history: {e}"]
+        return list(self.end_lines)
+
     def saved_message(self) -> str:
         if self.game.over:
             return f"The game record is in {self.save_path} (liverpool replay " \

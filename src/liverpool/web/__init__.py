@@ -83,6 +83,7 @@ def main(args: argparse.Namespace) -> int:
                          buy_window=_env_float("LIVERPOOL_BUY_WINDOW", 5.0),
                          hand_pause=_env_float("LIVERPOOL_HAND_PAUSE", 30.0),
                          allow_seed=os.environ.get("LIVERPOOL_ALLOW_SEED") == "1",
+                         record_pause=_env_float("LIVERPOOL_TEST_RECORD_PAUSE", 0.0),
                          limits=limits, origins=origins, redis_url=args.redis or None,
                          server_id=args.server_id or f"{socket.gethostname()}:{args.port}")
     except ValueError as e:

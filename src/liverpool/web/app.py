@@ -43,7 +43,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
                evict_after: float = 60.0, limits: Limits | None = None,
                origins: Origins | None = None, buy_window: float = 5.0,
                hand_pause: float = 30.0, redis_url: str | None = None,
-               server_id: str | None = None) -> FastAPI:
+               server_id: str | None = None, record_pause: float = 0.0) -> FastAPI:
     """The server app. ``db_url``: None (SQLite in the user's data directory), a file path,
     ``sqlite:///...`` or ``postgresql://...``. ``bot_commands`` maps extra bot level names to
     commands (``cmd:`` bots). ``grace``: seconds before a dropped player is covered by a bot.
@@ -57,7 +57,9 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     origins and the share links' address (docs/security.md). ``redis_url``: with a PostgreSQL
     database, the Redis through which the servers sharing it relay each other's clients
     (docs/deploy.md); ``server_id``: this server's name among them (a restarted server with
-    the same name takes its tables back at once; default: a random one)."""
+    the same name takes its tables back at once; default: a random one). ``record_pause``:
+    seconds the recording of a finished game waits inside its transaction (tests only: a
+    server killed there must leave the game to be recorded once by another)."""
     commands = dict(bot_commands or {})
     for name in commands:
         if name in LEVELS or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]{0,31}", name):
@@ -81,8 +83,8 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await the_store.open()
         if isinstance(the_store, SqlStore) and the_store.engine is not None:
-            settings.people = People(PlayerDb(the_store.engine, the_store.postgres), lim,
-                                     context.rates)
+            settings.people = People(PlayerDb(the_store.engine, the_store.postgres,
+                                              record_pause), lim, context.rates)
         try:
             await registry.resume_all()
         except BaseException:

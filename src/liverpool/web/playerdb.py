@@ -127,9 +127,10 @@ def _player(row: Any) -> Player:
 class PlayerDb:
     """The players' tables, on the store's database (``engine``: the store's, once open)."""
 
-    def __init__(self, engine: AsyncEngine, postgres: bool) -> None:
+    def __init__(self, engine: AsyncEngine, postgres: bool, pause: float = 0.0) -> None:
         self.engine = engine
         self.postgres = postgres
+        self.pause = pause  # seconds a game's recording waits in its transaction (tests)
         # one SQLite server writes a game at a time (PostgreSQL locks the rating rows instead)
         self._sqlite_lock = asyncio.Lock()
 
@@ -164,8 +165,8 @@ class PlayerDb:
                                       .where(players_t.c.id == player_id))).first()
         return None if row is None else _player(row)
 
-    async def names(self, player_ids: Sequence[str]) -> dict[str, str]:
-        """The names to show for players (a forgotten one's is ``FORMER``)."""
+    async def names(self, player_ids: Sequence[str]) -> dict[str, str | None]:
+        """The players' names (None: forgotten)."""
         ids = sorted(set(player_ids))
         if not ids:
             return {}
@@ -173,8 +174,7 @@ class PlayerDb:
             rows = (await conn.execute(sa.select(players_t.c.id, players_t.c.name,
                                                  players_t.c.forgotten)
                                        .where(players_t.c.id.in_(ids)))).all()
-        return {r.id: FORMER if r.forgotten is not None or r.name is None else r.name
-                for r in rows}
+        return {r.id: None if r.forgotten is not None else r.name for r in rows}
 
     async def update(self, player_id: str, **values: Any) -> None:
         async with self.engine.begin() as conn:
@@ -341,6 +341,8 @@ class PlayerDb:
             await conn.execute(games_t.insert().values(
                 id=game_id, preset=preset, overrides=json.dumps(overrides), finished=now,
                 seats="[]"))
+            if self.pause:
+                await asyncio.sleep(self.pause)
             players = sorted({s.player for s in seats if s.player is not None})
             gone = await self._forgotten(conn, players)
             if gone:  # a player forgotten during the game is rated as a guest: nothing kept

@@ -214,7 +214,7 @@ class People:
         """Seats of forgotten players are shown as a former player's."""
         names = await self.db.names([r["player"] for r in rows if r.get("player")])
         for r in rows:
-            if r.get("player") and names.get(r["player"]) == FORMER:
+            if r.get("player") and r["player"] in names and names[r["player"]] is None:
                 r["name"] = FORMER
                 r["player"] = None
 

@@ -30,6 +30,11 @@ from .table import TableOwner
 router = APIRouter()
 
 PLAYER_ID_MAX = 40
+OFFSET_MAX = 10**9  # (a database refuses an offset past 64 bits: a 500, not a page)
+
+
+def page_start(offset: int) -> int:
+    return max(0, min(offset, OFFSET_MAX))
 
 
 @router.post("/api/players", status_code=201)
@@ -126,7 +131,7 @@ async def games(player_id: str, request: Request, offset: int = 0,
     player, mine = await _player(context, request, player_id)
     most = context.limits.player_page
     size = most if limit is None else max(1, min(limit, most))
-    return await context.players().games(player, mine, max(0, offset), size)
+    return await context.players().games(player, mine, page_start(offset), size)
 
 
 @router.get("/api/ratings")
@@ -141,7 +146,7 @@ async def leaderboard(request: Request, preset: str | None = None, offset: int =
                                          f"{', '.join(PRESET_NAMES)}", "preset")
     most = context.limits.player_page
     size = most if limit is None else max(1, min(limit, most))
-    start = max(0, offset)
+    start = page_start(offset)
     rows, total = await people.db.leaderboard(preset, start, size)
     return {"players": rows, "total": total, "offset": start, "limit": size,
             "preset": preset, "bots": people.bots()}

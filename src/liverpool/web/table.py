@@ -390,8 +390,14 @@ _KEY_LOOKUPS: set[asyncio.Task[None]] = set()  # (held until done: a task nobody
 
 
 def _keyed_hello(owner: TableOwner, conn: Conn, people: People, key: str, version: int) -> None:
+    known = conn.player_key
+    if known is not None and known[0] == key:  # a repeated hello asks the database once
+        owner.post(owner.ws.on_hello, conn, None, version, known[1])
+        return
+
     async def look_up() -> None:
         player = await people.of_hello(key)
+        conn.player_key = (key, player)
         owner.post(owner.ws.on_hello, conn, None, version, player)
     task = asyncio.get_running_loop().create_task(look_up())
     _KEY_LOOKUPS.add(task)

@@ -46,6 +46,8 @@ class Handlers:
         """``player``: the player whose key the hello carried (checked by then): a player
         seated here finds their seat without its token."""
         t, seating = self.t, self.t.seating
+        if conn.closed:  # gone while its key was looked up: it must not hold a seat
+            return
         seat: int | None = None
         if token is not None:
             seat = seating.seat_of(token)

@@ -26,7 +26,7 @@ from ..record import game_record
 from ..rules import RuleSet
 from ..rulestext import rules_sheet
 from .clocks import Clocks, Post
-from .playerdb import SeatOf
+from .playerdb import FORMER, SeatOf
 from .seating import Seating
 from .seats import Settings
 from .store import Store, StoredTable, StoreError
@@ -161,6 +161,9 @@ class TableCore:
         """The game's record, with the bots' incidents when there were any."""
         assert self.play is not None
         rec = game_record(self.play.game)
+        for row in self.standings or ():  # a forgotten player's name is not shown again
+            if _forgotten(row):
+                rec["players"][row["seat"]] = FORMER
         if self.log.incidents:
             rec["incidents"] = list(self.log.incidents)
         return rec
@@ -184,6 +187,9 @@ class TableCore:
                 self.id, self.record(), self.preset, self.overrides, seats,
                 self.seating.leavers(), self.settings.limits.search_budget)
             self.rematch = await people.db.rematch_of(self.id)
+            for row in self.standings:
+                if _forgotten(row):
+                    self.seating.seats[row["seat"]].name = FORMER
         except Exception as e:
             log.warning("table %s: the game's standings were not recorded: %s: %s", self.id,
                         type(e).__name__, str(e)[:300])
@@ -200,3 +206,8 @@ class TableCore:
             await self.store.set_status(self.id, "over")
         except StoreError as e:  # the events are the truth: a reload finds it over
             log.warning("table %s: the status was not written: %s", self.id, e)
+
+
+def _forgotten(row: dict[str, Any]) -> bool:
+    """A standings row of a forgotten player's seat (``People.name_seats`` made it so)."""
+    return row.get("kind") == "human" and row.get("player") is None and row.get("name") == FORMER
