@@ -61,17 +61,21 @@ class Server:
     def __init__(self, base: str) -> None:
         self.base = base
 
-    def api(self, method: str, path: str, body: Any = None) -> Any:
-        status, answer = self.call(method, path, body)
+    def api(self, method: str, path: str, body: Any = None, key: str | None = None) -> Any:
+        status, answer = self.call(method, path, body, key)
         if status >= 400:
             raise AssertionError(f"{method} {path} answered {status}: {answer}")
         return answer
 
-    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        """The status and JSON answer of a request, refusals included."""
+    def call(self, method: str, path: str, body: Any = None,
+             key: str | None = None) -> tuple[int, Any]:
+        """The status and JSON answer of a request, refusals included (``key``: a player's,
+        sent as the browser sends it, in the Authorization header)."""
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.base + path, data=data, method=method,
-                                     headers={"content-type": "application/json"})
+        headers = {"content-type": "application/json"}
+        if key is not None:
+            headers["authorization"] = f"Bearer {key}"
+        req = urllib.request.Request(self.base + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=10) as r:
                 return r.status, json.loads(r.read().decode())
@@ -109,6 +113,10 @@ RELAXED_LIMITS = {
     "LIVERPOOL_LIMIT_SOCKETS_PER_NETWORK": "10000",
     "LIVERPOOL_LIMIT_MESSAGE_RATE": "1000/second",
     "LIVERPOOL_LIMIT_SOCKETS_PER_CLIENT": "1000",
+    # every table made through the lobby page makes a player (and tests make many)
+    "LIVERPOOL_LIMIT_PLAYER_RATE": "100000/hour",
+    "LIVERPOOL_LIMIT_PLAYERS_PER_CLIENT": "100000",
+    "LIVERPOOL_LIMIT_RECOVER_RATE": "100000/hour",
 }
 
 

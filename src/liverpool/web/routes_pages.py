@@ -1,5 +1,6 @@
-"""Routes of the pages a browser opens: the lobby ``/``, a table ``/t/{id}`` and a replay
-``/replay/{id}``, all one page (the browser front end reads the address), and its static files.
+"""Routes of the pages a browser opens: the lobby ``/``, a table ``/t/{id}``, a replay
+``/replay/{id}``, a player's page ``/p/{player}`` and the leaderboard ``/leaderboard``, all one
+page (the browser front end reads the address), and its static files.
 
 Domain words: *page* (``static/index.html``, the single page of the browser front end),
 *fallback page* (what is served when the front end is not installed: the API still works).
@@ -42,6 +43,16 @@ async def table_page(table_id: str) -> Response:
 
 @router.get("/replay/{table_id}")
 async def replay_page(table_id: str) -> Response:
+    return _page()
+
+
+@router.get("/p/{player_id}")
+async def player_page(player_id: str) -> Response:
+    return _page()
+
+
+@router.get("/leaderboard")
+async def leaderboard_page() -> Response:
     return _page()
 
 

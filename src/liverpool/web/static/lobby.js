@@ -2,13 +2,17 @@
 // lobby or private), the list of public open and playing tables page by page (join or watch),
 // and opening a shared link (a private table's link carries its join secret after "#join=").
 // Domain words: preset, knob (a rule option, docs/rules.md (Knobs)), override, seat, level, host,
-// public table (listed here; anybody may join), private table (joined only by its share link).
+// public table (listed here; anybody may join), private table (joined only by its share link),
+// player (remembered by the server: made when the person first creates or joins a table), guest
+// (plays without a player), bot rating (each level's fixed rating, from GET /api/ratings).
 
 import {
-  api, describeSeats, errorText, getNickname, h, saveSecret, saveSeat, secretInHash, setNickname,
+  api, describeSeats, errorText, h, playerFor, ratingText, saveSecret, saveSeat, secretInHash,
+  setNickname, siteNotice, whoFields,
 } from "./util.js";
 
 let config = null;
+let botRatings = {}; // level -> its fixed rating (GET /api/ratings's "bots"), when the server says
 
 // what the server allows when its /api/config names no limits (an older server)
 const DEFAULT_LIMITS = { nickname_max: 24, min_timer: 5, max_timer: 3600 };
@@ -24,6 +28,7 @@ export async function showLobby(root) {
     return;
   }
   config.limits = { ...DEFAULT_LIMITS, ...(config.limits || {}) };
+  botRatings = await loadBotRatings();
   const lister = new TableList();
   root.replaceChildren(h("div.lobby", {},
     h("section.panel.create", {}, h("h2", { text: "New table" }), createForm()),
@@ -38,6 +43,24 @@ export async function showLobby(root) {
     if (!document.body.contains(lister.el)) clearInterval(timer);
     else lister.refresh();
   }, 5000);
+}
+
+/** Each bot level's fixed rating ({level: rating}); none from a server without ratings. */
+export async function loadBotRatings() {
+  try {
+    const data = await api("GET", "/api/ratings?offset=0&limit=1");
+    const out = {};
+    for (const b of data.bots || []) out[b.level] = b.rating;
+    return out;
+  } catch (e) {
+    return {};
+  }
+}
+
+/** The words for a bot level in a chooser: "computer: basic (rated 1100)". */
+export function levelText(level) {
+  const r = botRatings[level];
+  return `computer: ${level}` + (r === undefined || r === null ? "" : ` (rated ${ratingText(r)})`);
 }
 
 /** The public tables, a page at a time (Previous / Next), refreshed on the page shown. */
@@ -207,7 +230,8 @@ function createForm() {
   const lines = config.preset_lines || {};
   const levels = config.levels || ["random", "basic", "expert"];
   const lim = config.limits;
-  const nickname = h("input#nickname", { type: "text", maxlength: String(lim.nickname_max), required: true, value: getNickname(), placeholder: "your name", autocomplete: "nickname" });
+  const who = whoFields("nickname", lim.nickname_max);
+  const nickname = who.nickname;
   // the presets, each with its line in words; standard first
   const ordered = presets.includes("standard") ? ["standard", ...presets.filter((p) => p !== "standard")] : presets;
   const preset = h("fieldset#preset.presets", {}, h("legend", { text: "Rules" }), ordered.map((p) =>
@@ -234,7 +258,7 @@ function createForm() {
   const seatChoice = (i, old) => {
     const sel = h("select", { dataset: { seat: String(i) }, "aria-label": `seat ${i + 1}` },
       h("option", { value: "human", text: "a friend (invite)" }),
-      levels.map((l) => h("option", { value: "bot:" + l, text: "computer: " + l })));
+      levels.map((l) => h("option", { value: "bot:" + l, text: levelText(l) })));
     const basic = levels.includes("basic") ? "bot:basic" : "bot:" + levels[0];
     sel.value = old && [...sel.options].some((o) => o.value === old) ? old : (i === 1 ? "human" : basic);
     return h("label.seat-row", {}, `Seat ${i + 1}`, sel);
@@ -341,8 +365,9 @@ function createForm() {
       public: listed.checked };
     setNickname(name);
     try {
-      const res = await api("POST", "/api/tables", body);
-      saveSeat(res.table.id, res.seat, res.token);
+      const me = await playerFor(name, who.guest.checked, (note) => siteNotice(note));
+      const res = await api("POST", "/api/tables", body, { auth: !!me });
+      saveSeat(res.table.id, res.seat, res.token, me && me.id);
       saveSecret(res.table.id, res.join_secret);
       // this server's own address (the share link may name another the host gave): the seat
       // token is kept for this one; the table page shows the share link
@@ -370,6 +395,7 @@ function createForm() {
 
   return h("form#create-form", { onsubmit: submit },
     h("label", {}, "Nickname", nickname),
+    who.label,
     preset,
     h("label", {}, "Players", count),
     seatRows,

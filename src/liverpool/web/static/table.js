@@ -13,7 +13,10 @@
 // turn or buy clock), pause (the table waiting at the end of a hand), hand end (the hand as it
 // was scored: its hand_ended event), log (the server's events for this seat, each drawn from its
 // own fields by events.js, and notices), go-down helper, lay-off, swap, borrow, dock (hand and
-// action bar), drawer.
+// action bar), drawer, player (the person the server remembers: their key goes in the hello),
+// standings (a finished game's places, points and rating changes), rematch (the same table
+// again: the first to ask makes it, the others are seated in their reserved seats), leave (a
+// seat given up during the game: a bot plays it to the end, and it is placed last).
 
 import {
   cardBack, cardElement, cardText, cardsText, contractText, isWild, meldElement, meldName,
@@ -21,9 +24,12 @@ import {
 } from "./cards.js";
 import { cardGlyph, entryNodes, entryWords } from "./events.js";
 import {
-  PRIVATE_TABLE, absoluteUrl, actionLabel, api, copyText, errorText, forgetSecret, forgetSeat,
-  getNickname, h, savedSecret, savedSeat, saveSecret, saveSeat, secretInHash, setNickname,
+  PRIVATE_TABLE, absoluteUrl, actionLabel, api, changeText, copyText, errorText, forgetKey,
+  forgetSecret, forgetSeat, getPlayer, h, markSeatLeft, ordinal, playerFor, ratingText, ratingValue, savedSecret,
+  savedSeat, saveSecret, saveSeat, secretInHash, setNickname, siteNotice, whoFields,
 } from "./util.js";
+
+const enc = encodeURIComponent;
 
 let configPromise = null;
 function loadConfig() {
@@ -74,9 +80,17 @@ async function showJoin(root, tableId, notice = "") {
       h("a.button", { href: "/", text: "Back to the lobby" })));
     return;
   }
+  const me = getPlayer();
+  if (!notice && me && summary.status !== "expired" && (summary.seats || []).some((s) => s.player === me.id)) {
+    // this player sits here (joined from another device, or this browser lost the seat's
+    // token): the key finds the seat
+    openTable(root, tableId, null);
+    return;
+  }
   const secret = savedSecret(tableId);
   const limits = ((await loadConfig()).limits) || {};
-  const nickname = h("input#join-nickname", { type: "text", maxlength: String(limits.nickname_max || 24), value: getNickname(), placeholder: "your name", autocomplete: "nickname" });
+  const who = whoFields("join-nickname", limits.nickname_max || 24, false);
+  const nickname = who.nickname;
   const msg = h("p#join-error.error", { role: "alert" });
   let form = null; // the join form, once drawn
   const join = async (ev) => {
@@ -88,8 +102,9 @@ async function showJoin(root, tableId, notice = "") {
     const known = secretInHash() || savedSecret(tableId);
     if (known) body.secret = known;
     try {
-      const res = await api("POST", `/api/tables/${encodeURIComponent(tableId)}/join`, body);
-      saveSeat(tableId, res.seat, res.token);
+      const player = await playerFor(name, who.guest.checked, (note) => siteNotice(note, false));
+      const res = await api("POST", `/api/tables/${encodeURIComponent(tableId)}/join`, body, { auth: !!player });
+      saveSeat(tableId, res.seat, res.token, player && player.id);
       openTable(root, tableId, res.token);
     } catch (e) {
       if (e.code === "bad_secret") {
@@ -110,17 +125,18 @@ async function showJoin(root, tableId, notice = "") {
   if (summary.status === "expired") {
     body = h("p#join-closed.notice.error", { role: "alert", text: "This table has expired: it was not started in time." });
   } else if (summary.status !== "open") {
-    body = h("p#join-closed", { text: summary.status === "over" ? "The game is over." : "The game has started." });
+    body = h("p#join-closed", { text: summary.status === "over" ? "The game is over." : "The game has started." },
+      summary.status === "over" ? [" ", h("a", { href: `/replay/${enc(tableId)}`, text: "Watch the replay" })] : null);
   } else if (summary.public === false && !secret) {
     // a private table and no secret: joining would be refused, so no form
     body = h("p#join-private.notice.error", { role: "alert", text: PRIVATE_TABLE });
   } else {
     form = h("form#join-form", { onsubmit: join },
-      h("label", {}, "Nickname", nickname), msg,
+      h("label", {}, "Nickname", nickname), who.label, msg,
       h("button#join", { type: "submit", text: "Join the table" }));
     body = form;
   }
-  root.replaceChildren(h("section.panel.join", {},
+  root.replaceChildren(summary.rematch ? rematchBanner(summary.rematch, null) : "", h("section.panel.join", {},
     h("h2", { text: `Table ${tableId}` }),
     notice ? h("p#join-notice.notice.error", { role: "alert", text: notice }) : null,
     h("p", { text: `Rules: ${summary.rules} · ${summary.status}` + (summary.public === false ? " · private" : "") }), seats,
@@ -128,6 +144,19 @@ async function showJoin(root, tableId, notice = "") {
     summary.status === "expired" ? null : h("button#watch.secondary", { type: "button", onclick: watch, text: "Watch" })));
 }
 
+
+/** The line at the top of a finished table that has a rematch: a link to it, or for a seated
+ * player not there yet, who asked and the button to join (``join``: its click). */
+function rematchBanner(tableId, join, host = null) {
+  const link = `/t/${enc(tableId)}`;
+  if (join) {
+    return h("div#rematch-banner.notice.info.rematch-banner", { role: "status", dataset: { table: tableId } },
+      h("span", { text: `${host || "Someone"} wants a rematch` }), " — ",
+      h("button#rematch-join.small", { type: "button", text: "Join", onclick: join }));
+  }
+  return h("div#rematch-banner.notice.info.rematch-banner", { role: "status", dataset: { table: tableId } },
+    h("span", { text: "This game has a rematch: " }), h("a#rematch-go", { href: link, text: `go to table ${tableId}` }));
+}
 
 /** A button playing one action; data-act holds the action as JSON with sorted keys. */
 function actionButton(a, view, cls, onclick) {
@@ -215,6 +244,37 @@ class TableClient {
     this.fx = {}; // what the next render animates: {discard, buyer, hand}
     this.wasMine = false;
     this.fourColor = localStorage.getItem("liverpool:four-color") === "1";
+    const saved = savedSeat(tableId);
+    // the seat this page's person left for good (a bot plays it to the end): the page watches
+    this.leftSeat = saved && saved.left && token === saved.token ? saved.seat : null;
+    this.standingsAsked = 0; // how many times the finished table's summary was asked for
+    this.rematchHost = null; // {table, name}: who made the rematch table
+    this.rematching = false; // a rematch request is under way
+  }
+
+  /** The player's key for the hello: when the seat was taken as that player (or there is no
+   * token: the key finds the player's seat, if any); never for a guest's seat. */
+  playerKey() {
+    const me = getPlayer();
+    if (!me) return null;
+    if (!this.token) return me.key;
+    const saved = savedSeat(this.id);
+    return saved && saved.player === me.id ? me.key : null;
+  }
+
+  /** The token the hello sends: none once the person left the game (it would sit them again). */
+  helloToken() {
+    return this.leftSeat === null ? this.token : null;
+  }
+
+  hello(version) {
+    const left = this.leftSeat !== null;
+    return this.send({ type: "hello", token: this.helloToken(), player_key: left ? null : this.playerKey(), version });
+  }
+
+  /** This page's person's seat: the one they sit in, or the one they left. */
+  mySeat() {
+    return this.seat !== null ? this.seat : this.leftSeat;
   }
 
   async start() {
@@ -276,7 +336,7 @@ class TableClient {
     ws.onopen = () => {
       this.retry = 0;
       this.setConn("online");
-      this.send({ type: "hello", token: this.token, version: this.version });
+      this.hello(this.version);
       clearInterval(this.pinger);
       this.pinger = setInterval(() => this.send({ type: "ping" }), 20000);
     };
@@ -361,7 +421,7 @@ class TableClient {
           this.shareLink = absoluteUrl(msg.share_url);
         }
         if (msg.join_secret) saveSecret(this.id, msg.join_secret);
-        if (this.token && msg.seat === null) {
+        if (this.helloToken() && msg.seat === null) {
           // the server no longer knows our token (the seat was freed): join again, or watch
           forgetSeat(this.id);
           this.token = null;
@@ -449,7 +509,7 @@ class TableClient {
     this.awaitingSync = true;
     setTimeout(() => {
       this.awaitingSync = false;
-      if (!this.view) this.send({ type: "hello", token: this.token, version: -1 });
+      if (!this.view) this.hello(-1);
     }, 400);
   }
 
@@ -478,6 +538,12 @@ class TableClient {
       this.notice = { kind: "error", text: "Too many messages: slow down a little (the last one was ignored)." };
       return;
     }
+    if (msg.code === "bad_key") {
+      // the server no longer knows this browser's player: a guest from now on
+      forgetKey();
+      this.hello(this.version);
+      return;
+    }
     if (msg.code === "bad_token") {
       forgetSeat(this.id);
       this.token = null;
@@ -486,7 +552,7 @@ class TableClient {
     }
     if (msg.code === "stale_version") {
       // we missed something: catch up, then the player can try again
-      this.send({ type: "hello", token: this.token, version: this.version });
+      this.hello(this.version);
       this.notice = { kind: "error", text: "The table moved on before your move arrived; try again." };
       return;
     }
@@ -504,6 +570,78 @@ class TableClient {
     // the server says what the table's rules are and which cards are wild
     this.rules = summary.knobs || { ...preset, ...(summary.overrides || {}) };
     this.wilds = new Set(summary.wild_cards || ["JK"]);
+    if (summary.rematch) this.findRematchHost(summary.rematch);
+  }
+
+  /** The finished table's summary with its standings (the server works them out as the game
+   * ends: a summary sent just before may not have them yet). */
+  askStandings() {
+    if (this.closed || !this.table || this.table.standings || this.standingsAsked >= 5) return;
+    const n = ++this.standingsAsked;
+    setTimeout(async () => {
+      if (this.closed || (this.table && this.table.standings)) return;
+      try {
+        const summary = await api("GET", `/api/tables/${enc(this.id)}`);
+        if (summary && summary.standings) { this.setTable(summary); this.render(); return; }
+      } catch (e) { /* asked again below */ }
+      this.askStandings();
+    }, 300 * n);
+  }
+
+  /** Who made the rematch table (its host): "Bea wants a rematch". */
+  async findRematchHost(tableId) {
+    if (this.rematchHost && this.rematchHost.table === tableId) return;
+    this.rematchHost = { table: tableId, name: null };
+    try {
+      const summary = await api("GET", `/api/tables/${enc(tableId)}`);
+      const host = (summary.seats || [])[0];
+      this.rematchHost = { table: tableId, name: host ? host.name : null };
+      this.render();
+    } catch (e) { /* the banner says "Someone" */ }
+  }
+
+  /** Play again: the first to ask makes the rematch table, the others get their reserved
+   * seat; the new seat's token is kept as a join keeps it, and the page moves there. */
+  async rematch() {
+    if (this.rematching) return;
+    this.rematching = true;
+    this.render();
+    const asPlayer = !!this.playerKey();
+    try {
+      const res = await api("POST", `/api/tables/${enc(this.id)}/rematch`, this.token ? { token: this.token } : {}, { auth: asPlayer });
+      const me = getPlayer();
+      const id = res.table.id;
+      saveSeat(id, res.seat, res.token, asPlayer && me ? me.id : null);
+      saveSecret(id, res.join_secret);
+      this.stop();
+      location.href = `/t/${enc(id)}`;
+    } catch (e) {
+      this.rematching = false;
+      this.notice = { kind: "error", text: "No rematch: " + errorText(e) };
+      this.render();
+    }
+  }
+
+  /** Leave the game for good: a bot plays the seat to the end; it is placed last. */
+  leaveGame() {
+    this.overlay = null;
+    if (!this.send({ type: "leave" })) {
+      this.notice = { kind: "error", text: "Not connected: you did not leave; try again." };
+    } else {
+      // from now on this page watches: a hello with the seat's token would sit it again
+      this.leftSeat = this.seat;
+      markSeatLeft(this.id);
+      this.notice = { kind: "info", text: "You left the game: a computer player plays your seat to the end." };
+      this.hello(this.version);
+    }
+    this.render();
+  }
+
+  /** This seat has left the game (the server's seat says so, or this page's person left it). */
+  seatLeft(i) {
+    if (i === null || i === undefined) return false;
+    const s = ((this.table && this.table.seats) || [])[i] || {};
+    return !!(s.left || i === this.leftSeat);
   }
 
   /** What the page does after an action was applied (the update's `action`). */
@@ -564,6 +702,7 @@ class TableClient {
     const mine = this.seat !== null && this.legal.length > 0 && this.view.to_act.includes(this.seat);
     if (mine && !this.wasMine) this.announce("Your turn. " + this.promptWords());
     this.wasMine = mine;
+    if (this.view.phase === "over") this.askStandings();
   }
 
   setIntents(intents) {
@@ -692,17 +831,23 @@ class TableClient {
       seat: this.seat === null ? "" : String(this.seat), legal: [...new Set(this.legal.map((a) => a.type))].join(" "),
       intents: this.intents.join(" "), pause: this.pause ? this.pause.kind || "hand_end" : "",
     } });
+    const banner = this.renderRematchBanner();
+    if (banner) page.append(banner);
     page.append(this.renderInfo());
     if (!playing) {
       page.append(this.renderWaiting());
     } else {
+      const over = this.view.phase === "over";
       const board = h("section#board.board", { "aria-label": "the table" },
-        this.view.phase === "over" ? this.renderScoreSheet(true) : null,
+        over ? this.renderStandings() : null,
+        over ? this.renderScoreSheet(true) : null,
         this.renderPlayers(), this.renderCenter(), this.renderMelds());
       page.append(h("div.game-grid", {}, board, this.renderSide(), this.renderDock()));
       if (this.drawer) page.append(h("div.drawer-backdrop", { onclick: () => { this.drawer = false; this.render(); } }));
       if (this.overlay === "scores") page.append(this.renderScoresOverlay());
       if (this.overlay === "keys") page.append(this.renderKeys());
+      if (this.overlay === "menu") page.append(this.renderMenu());
+      if (this.overlay === "leave") page.append(this.renderLeave());
       if (this.pauseShown()) page.append(this.renderHandEnd());
     }
     const keep = this.keepPlace();
@@ -769,6 +914,10 @@ class TableClient {
           "aria-pressed": String(this.fourColor), onclick: () => this.toggleFourColor() },
         h("span.suit-S", { text: "♠" }), h("span.suit-H", { text: "♥" }), h("span.suit-D", { text: "♦" }), h("span.suit-C", { text: "♣" })),
         h("button#keys-button.small.secondary", { type: "button", title: "keyboard keys", "aria-label": "keyboard keys", text: "?", onclick: () => { this.overlay = this.overlay === "keys" ? null : "keys"; this.render(); } }));
+      if (this.seat !== null && v.phase !== "over") {
+        tools.push(h("button#menu-button.small.secondary", { type: "button", title: "more", "aria-label": "game menu", "aria-haspopup": "dialog",
+          text: "⋯", onclick: () => { this.overlay = this.overlay === "menu" ? null : "menu"; this.render(); } }));
+      }
     }
     return h("div.info-bar", {}, h("div.info-text", {}, ...bits), h("div.info-tools", {}, ...tools, share));
   }
@@ -871,7 +1020,8 @@ class TableClient {
       const flags = [];
       if (i === v.dealer) flags.push(h("span.badge", { title: "dealer", text: "D" }));
       if (s.kind === "bot") flags.push(h("span.badge.bot", { text: s.level || "bot" }));
-      if (s.covered) flags.push(h("span.badge.warn", { text: "bot covering" }));
+      if (this.seatLeft(i)) flags.push(h("span.badge.off.left", { title: "left the game: a bot plays the seat, placed last", text: "left" }));
+      else if (s.covered) flags.push(h("span.badge.warn", { text: "bot covering" }));
       else if (s.kind === "human" && !s.connected && i !== this.seat) flags.push(h("span.badge.off", { text: "away" }));
       if (v.out[i]) flags.push(h("span.badge", { text: "out" }));
       if (v.floating[i]) flags.push(h("span.badge", { text: "floating" }));
@@ -1108,12 +1258,19 @@ class TableClient {
     const box = h("div#prompt.prompt");
     const status = h("div#status.status", { role: "status" });
     const buttons = h("div.actions");
-    const mine = this.seat !== null && v.to_act.includes(this.seat) && this.legal.length;
+    const mine = this.seat !== null && v.to_act.includes(this.seat) && this.legal.length && !this.seatLeft(this.seat);
     if (v.phase === "over") {
       const w = v.winners.map((s) => this.name(s)).join(" and ");
       status.textContent = `Game over: ${w} win${v.winners.length === 1 ? "s" : ""}.`;
-      buttons.append(h("a.button#replay-link", { href: `/replay/${encodeURIComponent(this.id)}`, text: "Watch the replay" }),
-        h("a.button.secondary", { href: "/", text: "Back to the lobby" }));
+      // the standings above say the rest, with what to do next
+      buttons.append(h("a.button.secondary#standings-link", { href: "#standings", text: "Standings", onclick: (e) => {
+        e.preventDefault();
+        const el = document.getElementById("standings");
+        if (el) el.scrollIntoView({ block: "start" });
+      } }));
+
+    } else if (this.leftSeat !== null) {
+      status.textContent = "You left the game: a computer player plays your seat to the end.";
     } else if (!mine) {
       const who = v.to_act.map((s) => s === this.seat ? "you" : this.name(s)).join(", ");
       // a give round: the cards go to the player who discarded (the view's discarder)
@@ -1531,6 +1688,82 @@ class TableClient {
       h("div.sheet", {}, h("div.sheet-head", {}, h("h3", { text: title }),
         h("button.small.secondary.close", { type: "button", "aria-label": "close", text: "✕", onclick: close })),
       h("div.sheet-body", {}, body), foot ? h("div.sheet-foot", {}, foot) : null));
+  }
+
+  /** The end of the game: the places in order, points and rating changes (a seat that left
+   * marked), and what to do next: play again, the replay, the score sheet, the lobby. */
+  renderStandings() {
+    const t = this.table;
+    const v = this.view;
+    const me = this.mySeat();
+    let rows = (t.standings || []).slice();
+    if (!rows.length) {
+      // not worked out yet (or an older server): the places by the totals, ties sharing
+      rows = v.totals.map((pts, i) => ({ seat: i, name: v.players[i], points: pts,
+        place: 1 + v.totals.filter((x) => x < pts).length, rating: null, left: false }));
+    }
+    rows.sort((a, b) => (a.place - b.place) || (a.seat - b.seat));
+    const list = h("ol#standings-list.standings-list", {}, rows.map((r) => {
+      const rt = r.rating;
+      const change = rt ? (typeof rt.change === "number" ? rt.change :
+        (ratingValue(rt.after) !== null && ratingValue(rt.before) !== null ? ratingValue(rt.after) - ratingValue(rt.before) : null)) : null;
+      const cls = change === null ? "" : change > 0 ? ".up" : change < 0 ? ".down" : ".same";
+      const name = r.name || (r.kind === "bot" ? "a bot" : "a former player");
+      return h(`li.standing.place-${Math.min(r.place, 4)}` + (r.seat === me ? ".me" : ""), { dataset: { seat: String(r.seat), place: String(r.place) } },
+        h("span.st-place", { text: ordinal(r.place) }),
+        h("span.st-name", {}, r.player ? h("a", { href: `/p/${enc(r.player)}`, text: name }) : name,
+          r.seat === me ? h("span.muted", { text: " (you)" }) : null,
+          r.kind === "bot" && r.level ? h("span.badge.bot", { text: r.level }) : null,
+          r.left ? h("span.badge.off.left", { text: "left" }) : null),
+        h("span.st-points", { text: `${r.points} pts` }),
+        h("span.st-rating", {}, rt ? [h("span.st-after", { title: "rating after this game", text: ratingText(rt.after) }),
+          change !== null && !(r.kind === "bot" && change === 0) ? h("span.st-change" + cls, { text: changeText(change) }) : null] : null));
+    }));
+    const actions = [];
+    if (this.mySeat() !== null && !t.rematch) {
+      actions.push(h("button#rematch", { type: "button", disabled: this.rematching, text: this.rematching ? "Setting the table…" : "Play again", onclick: () => this.rematch() }));
+    }
+    actions.push(h("a.button#replay-link" + (actions.length ? ".secondary" : ""), { href: `/replay/${enc(this.id)}`, text: "Watch the replay" }),
+      h("button#standings-scores.secondary", { type: "button", text: "Score sheet", onclick: () => {
+        const el = document.getElementById("final-scores");
+        if (el) el.scrollIntoView({ block: "start" });
+      } }),
+      h("a.button.secondary#lobby-link", { href: "/", text: "Back to the lobby" }));
+    const w = v.winners.map((s) => s === me ? "You" : this.name(s));
+    return h("section#standings.panel.standings", { "aria-label": "final standings" },
+      h("h2", { text: "Game over" }),
+      h("p.st-winner", { text: w.length ? `${names(w)} ${w.length === 1 && w[0] !== "You" ? "wins" : "win"}.` : "" }),
+      list,
+      t.standings ? null : h("p.muted.small-text", { text: "The ratings are being worked out…" }),
+      h("div.standings-actions", {}, actions));
+  }
+
+  /** At the top of a finished table with a rematch: the offer to join it (a seated player not
+   * there yet), or the link to it. */
+  renderRematchBanner() {
+    const t = this.table;
+    if (!t || !t.rematch) return null;
+    const mine = savedSeat(t.rematch);
+    const host = this.rematchHost && this.rematchHost.table === t.rematch ? this.rematchHost.name : null;
+    if (this.mySeat() !== null && !mine) return rematchBanner(t.rematch, () => this.rematch(), host);
+    return rematchBanner(t.rematch, null);
+  }
+
+  renderMenu() {
+    return this.sheet("game-menu", "Game menu", h("div.menu-items", {},
+      h("button#leave-game.danger", { type: "button", disabled: this.seatLeft(this.seat), text: this.seatLeft(this.seat) ? "You left the game" : "Leave the game…", onclick: () => { this.overlay = "leave"; this.render(); } }),
+      h("a.button.secondary", { href: "/", target: "_blank", rel: "noopener", text: "Open the lobby in a new tab" })));
+  }
+
+  renderLeave() {
+    const stay = () => { this.overlay = null; this.render(); };
+    return h("div#leave-dialog.overlay", { role: "alertdialog", "aria-modal": "true", "aria-label": "Leave the game?" },
+      h("div.sheet.narrow", {}, h("div.sheet-head", {}, h("h3", { text: "Leave the game?" })),
+        h("div.sheet-body", {}, h("p", { text: "A computer player takes your seat for the rest of the game, and you are placed last, whatever the scores (a rated game counts it as a loss)." }),
+          h("p.muted", { text: "You can still watch the game from here." })),
+        h("div.sheet-foot", {},
+          h("button#leave-cancel.secondary", { type: "button", text: "Stay", onclick: stay }),
+          h("button#leave-confirm.danger", { type: "button", text: "Leave the game", onclick: () => this.leaveGame() }))));
   }
 
   renderScoresOverlay() {

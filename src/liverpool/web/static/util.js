@@ -2,7 +2,10 @@
 // seat tokens kept in localStorage (key "liverpool:{table}" holds {seat, token}), the join
 // secrets of private tables (key "liverpool:{table}:join"), share links, and action wording.
 // Domain words: seat, token, join secret (the "#join=..." part of a private table's share
-// link), share link, table summary, action (docs/rules.md (Records) form).
+// link), share link, table summary, action (docs/rules.md (Records) form), player (a person the
+// server remembers: localStorage "liverpool:player" holds {id, key, name}; the key goes only in
+// an Authorization header or the websocket hello, never in an address), guest (plays without a
+// player: nothing sent, nothing rated).
 
 import { cardText, cardsText, meldName } from "./cards.js";
 
@@ -72,28 +75,209 @@ export function errorText(e) {
   return text;
 }
 
-export async function api(method, path, body) {
-  const opts = { method, headers: {} };
+/**
+ * A call of the HTTP API. The player's key, when this browser holds one, goes along as
+ * "Authorization: Bearer KEY" (``opts.auth === false``: not this time, a guest's request). A key
+ * the server does not know (401 bad_key: forgotten, or from another server) is dropped: the
+ * page says so and the request is made again as a guest's.
+ */
+export async function api(method, path, body, opts = {}) {
+  const req = { method, headers: {} };
+  // a write is always JSON, even with nothing to say (the server refuses any other type)
+  if (body === undefined && method !== "GET") body = {};
   if (body !== undefined) {
-    opts.headers["content-type"] = "application/json";
-    opts.body = JSON.stringify(body);
+    req.headers["content-type"] = "application/json";
+    req.body = JSON.stringify(body);
   }
+  const me = opts.auth === false ? null : getPlayer();
+  if (me) req.headers.authorization = "Bearer " + me.key;
   let res;
   try {
-    res = await fetch(path, opts);
+    res = await fetch(path, req);
   } catch (e) {
     throw new ApiError(0, "network", "the server cannot be reached");
   }
   let data = null;
   try { data = await res.json(); } catch (e) { data = null; }
   if (!res.ok) {
+    const code = (data && data.error) || "http_" + res.status;
+    if (me && res.status === 401 && code === "bad_key") {
+      dropPlayer(me);
+      if (opts.retry !== false) return api(method, path, body, { ...opts, auth: false });
+    }
     const detail = data && (data.message || (typeof data.detail === "string" ? data.detail : null));
     const retry = Number(res.headers.get("retry-after"));
-    throw new ApiError(res.status, (data && data.error) || "http_" + res.status,
+    throw new ApiError(res.status, code,
       detail || `the server answered ${res.status}`, (data && data.field) || null,
       Number.isFinite(retry) && retry > 0 ? retry : null);
   }
   return data;
+}
+
+// ---- the player this browser is (localStorage "liverpool:player": {id, key, name}) ---------
+
+const PLAYER = "liverpool:player";
+const GUEST = "liverpool:guest";
+
+/** The player this browser holds, or null (a guest). */
+export function getPlayer() {
+  try {
+    const v = JSON.parse(localStorage.getItem(PLAYER) || "null");
+    return v && typeof v.id === "string" && typeof v.key === "string" ? v : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+export function savePlayer(p) {
+  localStorage.setItem(PLAYER, JSON.stringify({ id: p.id, key: p.key, name: p.name }));
+  if (p.name) localStorage.setItem("liverpool:nickname", p.name);
+  localStorage.removeItem(GUEST);
+  playerChanged();
+}
+
+/** The player as it is now named (after a rename), the key kept. */
+export function renamePlayer(name) {
+  const me = getPlayer();
+  if (!me) return;
+  savePlayer({ ...me, name });
+}
+
+/** Forget everything this browser keeps of the person: the player, the nickname, the seats. */
+export function forgetEverything() {
+  for (const k of Object.keys(localStorage)) {
+    if (k.startsWith("liverpool:") && k !== "liverpool:sort" && k !== "liverpool:four-color") localStorage.removeItem(k);
+  }
+  playerChanged();
+}
+
+/** The server does not know this browser's key (any more): it is dropped, and the page says so. */
+function dropPlayer(me) {
+  const now = getPlayer();
+  if (!now || now.key !== me.key) return; // dropped already (another request saw it first)
+  localStorage.removeItem(PLAYER);
+  playerChanged();
+  siteNotice("The server no longer knows this browser's player (it was forgotten, or belongs to another server): you go on as a guest. A recovery code brings a player back.");
+}
+
+/** The server refused this browser's key elsewhere (the websocket hello): drop it likewise. */
+export function forgetKey() {
+  const me = getPlayer();
+  if (me) dropPlayer(me);
+}
+
+/** The person chose to play as a guest (kept for the next forms). */
+export function guestChosen() {
+  return localStorage.getItem(GUEST) === "1";
+}
+
+export function chooseGuest(on) {
+  if (on) localStorage.setItem(GUEST, "1");
+  else localStorage.removeItem(GUEST);
+}
+
+/**
+ * The player to seat for a person who typed ``name`` (creating or joining a table): made on
+ * the first need (POST /api/players), renamed when the person typed another name; null for a
+ * guest. A server that makes no player (an older one, a limit reached) leaves the person a
+ * guest, and ``onNote`` is told why. A name the server refuses is thrown (field "nickname").
+ */
+export async function playerFor(name, guest, onNote = () => {}) {
+  if (guest) { chooseGuest(true); return null; }
+  chooseGuest(false);
+  const me = getPlayer();
+  if (me) {
+    if (name && name !== me.name) {
+      try {
+        const p = await api("PATCH", "/api/players/me", { name }, { retry: false });
+        if (getPlayer()) renamePlayer(p.name || name);
+      } catch (e) {
+        if (e.status === 400) throw new ApiError(400, e.code, e.message, "nickname");
+        // the table takes the name as a nickname anyway
+      }
+    }
+    return getPlayer();
+  }
+  try {
+    const p = await api("POST", "/api/players", { name }, { auth: false });
+    savePlayer(p);
+    return getPlayer();
+  } catch (e) {
+    if (e.status === 400) throw new ApiError(400, e.code, e.message, "nickname");
+    onNote(e.status === 404 || e.status === 405 ? "This server does not remember players: you play as a guest." :
+      `You play as a guest this time: the server made no player for you (${errorText(e)})`);
+    return null;
+  }
+}
+
+/** The nickname box and the guest choice of a form that seats the person (create or join):
+ * the remembered name prefilled; "Play as a guest" makes no player and sends no key. */
+export function whoFields(id, maxlength, required = true) {
+  const nickname = h("input#" + id, { type: "text", maxlength: String(maxlength), required, value: getNickname(), placeholder: "your name", autocomplete: "nickname" });
+  const guest = h("input#" + id + "-guest", { type: "checkbox" });
+  guest.checked = guestChosen();
+  const label = h("label.check.guest", { title: "No rating, no games list, nothing remembered about you" }, guest, "Play as a guest (not remembered)");
+  return { nickname, guest, label };
+}
+
+const listeners = new Set();
+
+/** Call ``f`` whenever the player this browser holds changes (made, renamed, dropped). */
+export function onPlayerChange(f) {
+  listeners.add(f);
+}
+
+function playerChanged() {
+  for (const f of listeners) {
+    try { f(getPlayer()); } catch (e) { /* a listener's fault is its own */ }
+  }
+}
+
+/** A line at the top of the page (the key was dropped, say), until dismissed; it is shown again
+ * on the next page opened in this tab when the page moves on at once (a table just created). */
+export function siteNotice(text, carry = true) {
+  if (carry) sessionStorage.setItem("liverpool:notice", text);
+  const box = document.getElementById("site-notice");
+  if (!box) return;
+  box.replaceChildren(h("span", { text }),
+    h("button.toast-close", { type: "button", "aria-label": "dismiss", text: "✕", onclick: () => { box.hidden = true; } }));
+  box.hidden = false;
+}
+
+/** The line a page left for the next (siteNotice), shown once. */
+export function carriedNotice() {
+  const text = sessionStorage.getItem("liverpool:notice");
+  sessionStorage.removeItem("liverpool:notice");
+  if (text) siteNotice(text, false);
+}
+
+/** A shown rating: a rating object ({rating, provisional}) or a number; "1234?" while
+ * provisional; "—" for none. */
+export function ratingText(r) {
+  if (r === null || r === undefined) return "—";
+  if (typeof r === "number") return String(Math.round(r));
+  if (typeof r.rating !== "number") return "—";
+  return String(Math.round(r.rating)) + (r.provisional ? "?" : "");
+}
+
+/** The number of a rating (object or number), or null. */
+export function ratingValue(r) {
+  if (typeof r === "number") return r;
+  return r && typeof r.rating === "number" ? r.rating : null;
+}
+
+/** A rating change as people read it: "+12", "−8", "±0"; "" for none. */
+export function changeText(d) {
+  if (typeof d !== "number" || !Number.isFinite(d)) return "";
+  const n = Math.round(d);
+  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "±0";
+}
+
+/** 1 -> "1st", 2 -> "2nd", 11 -> "11th". */
+export function ordinal(n) {
+  const t = n % 100;
+  if (t >= 11 && t <= 13) return `${n}th`;
+  return n + ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th");
 }
 
 export function savedSeat(table) {
@@ -106,16 +290,29 @@ export function savedSeat(table) {
   }
 }
 
-export function saveSeat(table, seat, token) {
-  localStorage.setItem("liverpool:" + table, JSON.stringify({ seat, token }));
+/** Keep a seat's token (``player``: the id of the player seated, so that the table's hello
+ * sends that player's key; none for a guest's seat). */
+export function saveSeat(table, seat, token, player = null) {
+  const v = { seat, token };
+  if (player) v.player = player;
+  localStorage.setItem("liverpool:" + table, JSON.stringify(v));
+}
+
+/** The seat's person left the game for good: the page watches from now on (a hello with the
+ * token would take the seat back), keeping the token for a rematch. */
+export function markSeatLeft(table) {
+  const v = savedSeat(table);
+  if (v) localStorage.setItem("liverpool:" + table, JSON.stringify({ ...v, left: true }));
 }
 
 export function forgetSeat(table) {
   localStorage.removeItem("liverpool:" + table);
 }
 
+/** The name to prefill: the player's, else the last nickname typed. */
 export function getNickname() {
-  return localStorage.getItem("liverpool:nickname") || "";
+  const me = getPlayer();
+  return (me && me.name) || localStorage.getItem("liverpool:nickname") || "";
 }
 
 export function setNickname(name) {
