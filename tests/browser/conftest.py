@@ -116,6 +116,7 @@ RELAXED_LIMITS = {
     # every table made through the lobby page makes a player (and tests make many)
     "LIVERPOOL_LIMIT_PLAYER_RATE": "100000/hour",
     "LIVERPOOL_LIMIT_PLAYERS_PER_CLIENT": "100000",
+    "LIVERPOOL_LIMIT_PLAYERS_PER_NETWORK": "100000",
     "LIVERPOOL_LIMIT_RECOVER_RATE": "100000/hour",
 }
 

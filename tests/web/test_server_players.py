@@ -15,6 +15,7 @@ import pytest
 
 from liverpool.ratings import BOT_RATINGS, Entry, Rating, rate
 from liverpool.standings import standings_of_record
+from liverpool.web.limits import ApiError
 
 from .conftest import Served, serve
 
@@ -229,7 +230,17 @@ async def test_many_players_from_one_address_are_refused(sqlite_url: str) -> Non
     limits = dataclasses.replace(RELAXED, players_per_client=2)
     async with serve(sqlite_url, limits=limits) as srv:  # counted in the database: a restart
         r = await srv.http.post("/api/players", json={"name": "P5"})
-        assert r.status_code == 429 and "a day" in r.json()["message"]
+        assert r.status_code == 429 and "a day from one address" in r.json()["message"]
+    # many addresses of one network (a /24) count together
+    limits = dataclasses.replace(RELAXED, players_per_network=2)
+    async with serve(sqlite_url, limits=limits) as srv:
+        people = srv.app.state.context.settings.people
+        for i in range(2):
+            await people.create(f"Q{i}", f"10.1.2.{i + 1}")
+        with pytest.raises(ApiError) as refused:
+            await people.create("Q9", "10.1.2.200")
+        assert refused.value.status == 429 and "network" in refused.value.message
+        await people.create("R1", "10.1.3.1")  # another network
     assert Limits().players_per_client > 0
 
 

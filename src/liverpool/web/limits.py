@@ -80,6 +80,7 @@ class Limits:
     # players
     player_rate: str = "10/hour"  # new players from one address
     players_per_client: int = 30  # new players a day from one address (every server's)
+    players_per_network: int = 200  # from one IPv4 /24 or IPv6 /48
     recover_rate: str = "10/hour"  # recovery codes tried from one address
     bad_key_rate: str = "30/hour"  # unknown player keys from one address before it is refused
     rematch_rate: str = "30/minute"

@@ -37,12 +37,14 @@ players_t = sa.Table(
     sa.Column("name", sa.String(80), nullable=True),  # None once forgotten
     sa.Column("created", sa.Float, nullable=False),
     sa.Column("client", sa.String(32), nullable=True),  # the creating address's mark
+    sa.Column("network", sa.String(32), nullable=True),  # and its network's (seats.client_mark)
     sa.Column("listed", sa.Boolean, nullable=False, default=False),
     sa.Column("public", sa.Boolean, nullable=False, default=False),
     sa.Column("recovery_hash", sa.String(64), nullable=True, unique=True),
     sa.Column("forgotten", sa.Float, nullable=True),
 )
 sa.Index("lv_players_client", players_t.c.client, players_t.c.created)
+sa.Index("lv_players_network", players_t.c.network, players_t.c.created)
 keys_t = sa.Table(
     "lv_player_keys", metadata,
     sa.Column("key_hash", sa.String(64), primary_key=True),
@@ -135,21 +137,26 @@ class PlayerDb:
         self._sqlite_lock = asyncio.Lock()
 
     # ---- players and keys ------------------------------------------------------------------
-    async def create(self, player_id: str, name: str, key_hash: str, client: str | None
-                     ) -> None:
+    async def create(self, player_id: str, name: str, key_hash: str, client: str | None,
+                     network: str | None = None) -> None:
         now = time.time()
         async with self.engine.begin() as conn:
             await conn.execute(players_t.insert().values(
-                id=player_id, name=name, created=now, client=client, listed=False,
+                id=player_id, name=name, created=now, client=client, network=network,
+                listed=False,
                 public=False, recovery_hash=None, forgotten=None))
             await conn.execute(keys_t.insert().values(key_hash=key_hash, player_id=player_id,
                                                       created=now))
 
-    async def created_since(self, client: str, since: float) -> int:
-        """How many players the address made since ``since`` (every server's)."""
+    async def created_since(self, since: float, client: str | None = None,
+                            network: str | None = None) -> int:
+        """How many players the address (or the network) made since ``since``, on every
+        server."""
+        column, mark = (players_t.c.client, client) if network is None \
+            else (players_t.c.network, network)
         async with self.engine.connect() as conn:
             n = (await conn.execute(sa.select(sa.func.count()).select_from(players_t).where(
-                players_t.c.client == client, players_t.c.created >= since))).scalar()
+                column == mark, players_t.c.created >= since))).scalar()
         return int(n or 0)
 
     async def by_key(self, key_hash: str) -> Player | None:
@@ -204,7 +211,7 @@ class PlayerDb:
             await conn.execute(stats_t.delete().where(stats_t.c.player_id == player_id))
             await conn.execute(players_t.update().where(players_t.c.id == player_id).values(
                 name=None, listed=False, public=False, recovery_hash=None, client=None,
-                forgotten=time.time()))
+                network=None, forgotten=time.time()))
 
     # ---- ratings and statistics -------------------------------------------------------------
     async def rating(self, player_id: str) -> tuple[Rating, int] | None:

@@ -24,6 +24,7 @@ from starlette.requests import HTTPConnection
 
 from ..ratings import bot_rating
 from ..standings import standings_of_record
+from .guard import network_key
 from .limits import ApiError, Limits, RateLimiter, clean_nickname
 from .playerdb import FORMER, Player, PlayerDb, SeatOf
 from .seats import client_mark
@@ -136,18 +137,22 @@ class People:
     # ---- making, recovering and forgetting players -----------------------------------------
     async def create(self, name: Any, client: str) -> tuple[Player, str]:
         name = clean_nickname(name, self.limits.nickname_max)
-        mark = client_mark(client)
+        mark, net = client_mark(client), client_mark(network_key(client))
         if self.rates is not None:
             await self.rates.check("player", client)
-        made = await self.db.created_since(mark, time.time() - DAY)
-        if made >= self.limits.players_per_client:
+        # counted in the database: every server of a service, and every restart, together
+        day = time.time() - DAY
+        if await self.db.created_since(day, client=mark) >= self.limits.players_per_client:
             raise ApiError(429, "rate_limited", f"at most {self.limits.players_per_client} new "
                                                 f"players a day from one address")
+        if await self.db.created_since(day, network=net) >= self.limits.players_per_network:
+            raise ApiError(429, "rate_limited", f"at most {self.limits.players_per_network} "
+                                                f"new players a day from one network")
         key = new_key()
         for _ in range(3):
             player_id = new_player_id()
             try:
-                await self.db.create(player_id, name, key_hash(key), mark)
+                await self.db.create(player_id, name, key_hash(key), mark, net)
                 break
             except Exception:
                 if await self.db.get(player_id) is None:
