@@ -28,11 +28,11 @@ from .guard import Guard, Origins
 from .leases import LeaseStore, make_store
 from .limits import ApiError, Limits, RateLimiter
 from .ops import Ops
-from .playerdb import PlayerDb
+from .playerdb import SqlPlayers
 from .players import People
 from .registry import Registry
 from .seats import Settings
-from .store import SqlStore, Store, StoreError
+from .store import Store, StoreError
 
 log = logging.getLogger("liverpool.web")
 
@@ -71,6 +71,8 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
                         origins=origins or Origins(), buy_window=buy_window,
                         hand_pause=hand_pause, metrics=ops.metrics)
     the_store = store or make_store(db_url, server_id)
+    if record_pause and isinstance(the_store.players, SqlPlayers):
+        the_store.players.pause = record_pause
     if redis_url and not isinstance(the_store, LeaseStore):
         raise ValueError("--redis needs a PostgreSQL database (--db postgresql://...): "
                          "servers share their tables through it")
@@ -82,9 +84,8 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await the_store.open()
-        if isinstance(the_store, SqlStore) and the_store.engine is not None:
-            settings.people = People(PlayerDb(the_store.engine, the_store.postgres,
-                                              record_pause), lim, context.rates)
+        if the_store.players is not None:
+            settings.people = People(the_store.players, lim, context.rates)
         try:
             await registry.resume_all()
         except BaseException:

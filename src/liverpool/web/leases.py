@@ -26,9 +26,11 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from .playerdb import SqlPlayers
 from .store import (
     PostgresStore,
     SqliteStore,
+    SqlStore,
     Store,
     StoredTable,
     StoreError,
@@ -431,9 +433,10 @@ def make_store(db: str | None, server_id: str | None = None) -> Store:
     it; ``server_id`` names this one, by default a random id); a SQLite file belongs to one
     server."""
     url = normalize_url(db)
-    if url.startswith("postgresql"):
-        return LeaseStore(url, server_id)
-    return SqliteStore(url)
+    store: SqlStore = LeaseStore(url, server_id) if url.startswith("postgresql") \
+        else SqliteStore(url)
+    store.players = SqlPlayers(store)  # the players' tables, on the same database
+    return store
 
 
 def _dumps(obj: Any) -> str:

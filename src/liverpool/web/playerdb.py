@@ -1,5 +1,5 @@
-"""Where players, their keys, their games and their ratings are kept: the store's database
-(SQLite or PostgreSQL), shared by every server of a service.
+"""The players' side of the store on its SQL database (SQLite or PostgreSQL), shared by every
+server of a service: ``SqlPlayers``, liverpool.web.playerstore's interface in tables.
 
 Domain words: *player* (a person the server remembers: a public *id*, a *name*, whether they are
 *listed* on the leaderboard and whether their page is *public*), *key* (a device's secret,
@@ -20,7 +20,6 @@ import asyncio
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
@@ -29,7 +28,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from ..ratings import FAMILY, Entry, Rating, bot_rating, rate
 from ..standings import Standing, Stats
-from .store import metadata
+from .playerstore import Player, PlayerStore, SeatOf
+from .store import SqlStore, StoreError, metadata
 
 players_t = sa.Table(
     "lv_players", metadata,
@@ -93,32 +93,8 @@ stats_t = sa.Table(
     sa.Column("data", sa.Text, nullable=False),
 )
 
-FORMER = "a former player"
 RATING_HISTORY = 200  # points of a player's rating chart (the latest)
 WRITE_ATTEMPTS = 6
-
-
-@dataclass(frozen=True)
-class Player:
-    id: str
-    name: str | None
-    created: float
-    listed: bool
-    public: bool
-    recovery: bool
-    forgotten: bool
-
-    def shown_name(self) -> str:
-        return FORMER if self.forgotten or self.name is None else self.name
-
-
-@dataclass(frozen=True)
-class SeatOf:
-    """Who sat in a seat of a finished game, as the rating needs it."""
-
-    kind: str  # human | bot
-    level: str | None  # a bot's level
-    player: str | None  # a person's player id (None: a guest)
 
 
 def _player(row: Any) -> Player:
@@ -126,15 +102,25 @@ def _player(row: Any) -> Player:
                   row.recovery_hash is not None, row.forgotten is not None)
 
 
-class PlayerDb:
-    """The players' tables, on the store's database (``engine``: the store's, once open)."""
+class SqlPlayers(PlayerStore):
+    """The players' tables on a SQL store's database (its engine, once the store is open)."""
 
-    def __init__(self, engine: AsyncEngine, postgres: bool, pause: float = 0.0) -> None:
-        self.engine = engine
-        self.postgres = postgres
-        self.pause = pause  # seconds a game's recording waits in its transaction (tests)
+    def __init__(self, store: SqlStore) -> None:
+        self.store = store
+        self.pause = 0.0  # seconds a game's recording waits in its transaction (tests)
         # one SQLite server writes a game at a time (PostgreSQL locks the rating rows instead)
         self._sqlite_lock = asyncio.Lock()
+
+    @property
+    def engine(self) -> AsyncEngine:
+        engine = self.store.engine
+        if engine is None:
+            raise StoreError("the database is not open")
+        return engine
+
+    @property
+    def postgres(self) -> bool:
+        return self.store.postgres
 
     # ---- players and keys ------------------------------------------------------------------
     async def create(self, player_id: str, name: str, key_hash: str, client: str | None,

@@ -26,7 +26,7 @@ from ..ratings import bot_rating
 from ..standings import standings_of_record
 from .guard import network_key
 from .limits import ApiError, Limits, RateLimiter, clean_nickname
-from .playerdb import FORMER, Player, PlayerDb, SeatOf
+from .playerstore import FORMER, Player, PlayerStore, SeatOf
 from .seats import client_mark
 
 log = logging.getLogger("liverpool.web")
@@ -86,7 +86,7 @@ def bearer(conn: HTTPConnection) -> str | None:
 class People:
     """The players' side of one server, over the store's database."""
 
-    def __init__(self, db: PlayerDb, limits: Limits, rates: RateLimiter | None = None) -> None:
+    def __init__(self, db: PlayerStore, limits: Limits, rates: RateLimiter | None = None) -> None:
         self.db = db
         self.limits = limits
         self.rates = rates

@@ -22,7 +22,7 @@ from .context import ServerContext, context_of
 from .creation import CreateRequest
 from .guard import client_of
 from .limits import TABLE_ID, ApiError, clean_nickname, secret_text
-from .playerdb import Player
+from .playerstore import Player
 from .routes_lobby import make_table, read_body
 from .seats import new_secret
 from .table import TableOwner

@@ -21,13 +21,16 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy import event as sa_event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from ..paths import data_dir
+
+if TYPE_CHECKING:
+    from .playerstore import PlayerStore
 
 log = logging.getLogger("liverpool.web")
 
@@ -83,6 +86,9 @@ class Store(ABC):
 
     # told how many writes the database refused, each time it refuses (the server's metrics)
     on_write_error: Callable[[int], None] | None = None
+    # the players' side of the store, on the same database (None: a store keeping no
+    # players: its games end unrated)
+    players: PlayerStore | None = None
 
     @abstractmethod
     async def open(self) -> None: ...

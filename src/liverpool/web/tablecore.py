@@ -26,7 +26,7 @@ from ..record import game_record
 from ..rules import RuleSet
 from ..rulestext import rules_sheet
 from .clocks import Clocks, Post
-from .playerdb import FORMER, SeatOf
+from .playerstore import FORMER, SeatOf
 from .seating import Seating
 from .seats import Settings
 from .store import Store, StoredTable, StoreError
