@@ -24,9 +24,8 @@ from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
 
-from .guard import network_key
+from .guard import client_mark, network_key
 from .limits import ApiError, Limits
-from .seats import client_mark
 
 if TYPE_CHECKING:
     from .cluster import Cluster

@@ -10,6 +10,7 @@ before it is accepted).
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import json
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
@@ -137,6 +138,12 @@ def client_key(address: str) -> str:
             return str(ip.ipv4_mapped)
         return str(ipaddress.IPv6Network((int(ip) >> 64 << 64, 64)))
     return str(ip)
+
+
+def client_mark(client: str) -> str:
+    """What a table keeps of a client's address (``client_of``), to know it again: a hash, so
+    that no address is stored."""
+    return hashlib.sha256(b"liverpool-client:" + client.encode("utf-8")).hexdigest()[:32]
 
 
 def network_key(client: str) -> str:

@@ -37,7 +37,7 @@ players_t = sa.Table(
     sa.Column("name", sa.String(80), nullable=True),  # None once forgotten
     sa.Column("created", sa.Float, nullable=False),
     sa.Column("client", sa.String(32), nullable=True),  # the creating address's mark
-    sa.Column("network", sa.String(32), nullable=True),  # and its network's (seats.client_mark)
+    sa.Column("network", sa.String(32), nullable=True),  # and its network's (guard.client_mark)
     sa.Column("listed", sa.Boolean, nullable=False, default=False),
     sa.Column("public", sa.Boolean, nullable=False, default=False),
     sa.Column("recovery_hash", sa.String(64), nullable=True, unique=True),

@@ -24,10 +24,9 @@ from starlette.requests import HTTPConnection
 
 from ..ratings import bot_rating
 from ..standings import standings_of_record
-from .guard import network_key
+from .guard import client_mark, network_key
 from .limits import ApiError, Limits, RateLimiter, clean_nickname
 from .playerstore import FORMER, Player, PlayerStore, SeatOf
-from .seats import client_mark
 
 log = logging.getLogger("liverpool.web")
 

@@ -26,7 +26,7 @@ class Seating:
         self.public: bool = bool(config.get("public", "join_secret" not in config))
         self.join_secret: str | None = config.get("join_secret")
         self.removed: set[str] = set()
-        # the marks (seats.client_mark) of the creating address and of its network, stored with
+        # the marks (guard.client_mark) of the creating address and of its network, stored with
         # the table (none in tables of old versions)
         self.creator: str | None = None
         self.network: str | None = None

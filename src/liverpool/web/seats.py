@@ -68,12 +68,6 @@ def new_secret() -> str:
     return secrets.token_urlsafe(18)
 
 
-def client_mark(client: str) -> str:
-    """What a table keeps of a client's address (``client_of``), to know it again: a hash, so
-    that no address is stored."""
-    return hashlib.sha256(b"liverpool-client:" + client.encode("utf-8")).hexdigest()[:32]
-
-
 _SPEC = re.compile(r"cmd(@[^:]*)?:", re.IGNORECASE)
 
 

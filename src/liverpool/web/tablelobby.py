@@ -18,8 +18,9 @@ from typing import Any
 
 from ..bots import BasicBot, Bot, make_bot
 from ..engine import Game
+from .guard import client_mark
 from .limits import ApiError, builtin_bot
-from .seats import Held, bot_spec, client_mark, hash_token, new_secret, new_token
+from .seats import Held, bot_spec, hash_token, new_secret, new_token
 from .store import StoredEvent, StoreError
 from .tablecore import TableCore
 from .tabledrive import Driver
