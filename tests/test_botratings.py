@@ -112,3 +112,21 @@ def test_the_schedule_is_seeded_and_fits_every_preset() -> None:
     pairs = {frozenset((a, b)) for _, seats in seen for a in seats for b in seats if a != b}
     assert pairs == {frozenset(("random", "basic")), frozenset(("basic", "expert")),
                      frozenset(("random", "expert"))}
+
+
+def test_a_resample_without_a_win_counts_as_unbounded_not_as_a_failure() -> None:
+    # one random win in 300: many resamples have none; the bootstrap must still finish
+    games = [Outcome(i, "hoyle", ("random", "basic"), (0, 100) if i == 0 else (100, 0))
+             for i in range(300)]
+    games += [Outcome(300 + i, "house", ("basic", "expert"), (100, 0) if i % 3 else (0, 100))
+              for i in range(300)]
+    estimates = {e.level: e for e in measure(games, 600, resamples=200, seed=2)}
+    random_ = estimates["random"]
+    assert 0 < random_.open_resamples < 200
+    assert random_.low == -math.inf and math.isfinite(random_.high)
+    assert estimates["expert"].open_resamples == 0
+    assert math.isfinite(estimates["expert"].low)
+    separated = fit(Counter({("basic", "random"): 5, ("expert", "basic"): 3,
+                             ("basic", "expert"): 2}), ("random", "basic", "expert"),
+                    open_ended=True)
+    assert separated.mu["random"] == -math.inf and math.isfinite(separated.mu["expert"])

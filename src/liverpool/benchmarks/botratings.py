@@ -185,9 +185,9 @@ def _solve(a: list[list[float]], b: list[float]) -> list[float]:
     return [m[i][n] / m[i][i] for i in range(n)]
 
 
-def _check_separation(orders: Counter[tuple[str, ...]], levels: Sequence[str]) -> None:
-    """A level that never finished above a seat of another level, or never below one, has no
-    finite maximum: say so instead of climbing forever."""
+def _separated(orders: Counter[tuple[str, ...]], levels: Sequence[str]) -> dict[str, float]:
+    """Levels that never finished above a seat of another level (-inf), or never below one
+    (+inf): their likelihood has no finite maximum."""
     above: Counter[str] = Counter()
     below: Counter[str] = Counter()
     for order in orders:
@@ -196,16 +196,16 @@ def _check_separation(orders: Counter[tuple[str, ...]], levels: Sequence[str]) -
                 above[lv] += 1
             if any(o != lv for o in order[:i]):
                 below[lv] += 1
-    for lv in levels:
-        if not above[lv] or not below[lv]:
-            side = "above" if not above[lv] else "below"
-            raise NoEstimate(f"{lv} never finished {side} another level: no finite rating")
+    return {lv: -math.inf if not above[lv] else math.inf
+            for lv in levels if not above[lv] or not below[lv]}
 
 
 def fit(outcomes: Iterable[Outcome] | Counter[tuple[str, ...]], levels: Sequence[str],
-        anchor: str = ANCHOR, anchor_mu: float = MU) -> Fit:
+        anchor: str = ANCHOR, anchor_mu: float = MU, open_ended: bool = False) -> Fit:
     """The Plackett-Luce maximum likelihood over the games' orders, ``anchor`` held at
-    ``anchor_mu``. Games with a tie are dropped (see docs/ratings-bots.md)."""
+    ``anchor_mu``. Games with a tie are dropped (see docs/ratings-bots.md). A level that never
+    finished above (below) another has no finite rating: ``NoEstimate``, or with ``open_ended``
+    (a bootstrap's resample) -inf (+inf) and the others fitted without its seats."""
     if isinstance(outcomes, Counter):
         orders = outcomes
     else:
@@ -215,7 +215,20 @@ def fit(outcomes: Iterable[Outcome] | Counter[tuple[str, ...]], levels: Sequence
     unknown = {lv for order in orders for lv in order} - set(levels)
     if unknown:
         raise ValueError(f"levels without a rating to fit: {sorted(unknown)}")
-    _check_separation(orders, levels)
+    infinite: dict[str, float] = {}
+    while sep := _separated(orders, [lv for lv in levels if lv not in infinite]):
+        lv, value = next(iter(sep.items()))
+        side = "above" if value < 0 else "below"
+        if not open_ended or lv == anchor:
+            raise NoEstimate(f"{lv} never finished {side} another level: no finite rating")
+        infinite.update(sep)
+        reduced: Counter[tuple[str, ...]] = Counter()
+        for order, w in orders.items():
+            rest = tuple(o for o in order if o not in sep)
+            if len(rest) > 1:
+                reduced[rest] += w
+        orders = reduced
+    levels = [lv for lv in levels if lv not in infinite]
     free = [lv for lv in levels if lv != anchor]
     mu = {lv: anchor_mu for lv in levels}
     ll, grad, hess = _stats(mu, free, orders)
@@ -239,6 +252,8 @@ def fit(outcomes: Iterable[Outcome] | Counter[tuple[str, ...]], levels: Sequence
                 for j in range(len(free))]
     se = {lv: math.sqrt(max(0.0, cov_cols[j][j])) for j, lv in enumerate(free)}
     se[anchor] = 0.0
+    for lv, value in infinite.items():
+        mu[lv], se[lv] = value, math.inf
     return Fit(mu, se, ll)
 
 
@@ -250,6 +265,7 @@ class Estimate:
     low: float  # 95% interval: the bootstrap's 2.5th and 97.5th percentiles
     high: float
     hessian_se: float
+    open_resamples: int = 0  # resamples where the level had no finite rating (counted as +-inf)
 
     @property
     def sigma(self) -> float:
@@ -261,6 +277,8 @@ def _percentile(sorted_values: Sequence[float], q: float) -> float:
     pos = q * (len(sorted_values) - 1)
     lo = math.floor(pos)
     hi = min(lo + 1, len(sorted_values) - 1)
+    if math.isinf(sorted_values[lo]) or math.isinf(sorted_values[hi]):
+        return sorted_values[lo] if pos - lo < 0.5 else sorted_values[hi]
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
@@ -268,7 +286,10 @@ def measure(outcomes: Sequence[Outcome], games: int, levels: Sequence[str] = LEV
             resamples: int = BOOTSTRAP, seed: int = DEFAULT_SEED,
             anchor: str = ANCHOR) -> list[Estimate]:
     """Every level's rating with a bootstrap over the kept games (resampled with replacement,
-    seeded from ``seed``). Fails with ``IncompleteRun`` unless all ``games`` are there."""
+    seeded from ``seed``). Fails with ``IncompleteRun`` unless all ``games`` are there. A
+    resample where a level never finished above (below) another counts as -inf (+inf) for it:
+    the interval is then open on that side if such resamples are more than 2.5%, and the
+    standard error is over the finite resamples."""
     check_complete(outcomes, games)
     kept = [o.order() for o in outcomes if not o.tied]
     if not kept:
@@ -281,16 +302,18 @@ def measure(outcomes: Sequence[Outcome], games: int, levels: Sequence[str] = LEV
     draws: dict[str, list[float]] = {lv: [] for lv in levels}
     for _ in range(resamples):
         sample = Counter(rng.choices(keys, cum_weights=cum, k=len(kept)))
-        again = fit(sample, levels, anchor)
+        again = fit(sample, levels, anchor, open_ended=True)
         for lv in levels:
             draws[lv].append(again.mu[lv])
     out = []
     for lv in levels:
         values = sorted(draws[lv])
-        se = statistics.stdev(values) if len(values) > 1 else 0.0
+        finite = [v for v in values if math.isfinite(v)]
+        se = statistics.stdev(finite) if len(finite) > 1 else 0.0
         low, high = (_percentile(values, 0.025), _percentile(values, 0.975)) if values \
             else (best.mu[lv], best.mu[lv])
-        out.append(Estimate(lv, best.mu[lv], se, low, high, best.hessian_se[lv]))
+        out.append(Estimate(lv, best.mu[lv], se, low, high, best.hessian_se[lv],
+                            len(values) - len(finite)))
     return out
 
 
@@ -367,6 +390,10 @@ def per_preset(outcomes: Sequence[Outcome], levels: Sequence[str]) -> dict[str, 
 
 # ---- the command -----------------------------------------------------------------------------
 
+def _num(value: float) -> float | None:
+    return round(value, 1) if math.isfinite(value) else None
+
+
 def report(outcomes: Sequence[Outcome], games: int, seed: int,
            resamples: int = BOOTSTRAP) -> dict[str, Any]:
     estimates = measure(outcomes, games, LEVELS, resamples, seed)
@@ -376,8 +403,9 @@ def report(outcomes: Sequence[Outcome], games: int, seed: int,
         "games": games, "seed": seed, "kept": games - tied, "dropped_tied": tied,
         "anchor": {"level": ANCHOR, "mu": MU}, "bootstrap": resamples,
         "levels": [{"level": e.level, "mu": round(e.mu, 1), "se": round(e.se, 1),
-                    "ci95": [round(e.low, 1), round(e.high, 1)],
+                    "ci95": [_num(e.low), _num(e.high)],  # None: open on that side
                     "hessian_se": round(e.hessian_se, 1), "sigma": round(e.sigma, 1),
+                    "open_resamples": e.open_resamples,
                     "games": where[e.level][0], "seats": where[e.level][1],
                     "mean_place": round(where[e.level][2], 3)} for e in estimates],
         "pairwise": {a: {b: {"above": round(s, 4), "pairs": n} for b, (s, n) in row.items()}
@@ -456,9 +484,9 @@ def main(args: argparse.Namespace) -> int:
     for col in ("level", "rating", "95% interval", "se", "games", "mean place"):
         t.add_column(col, justify="left" if col == "level" else "right")
     for row in out["levels"]:
-        low, high = row["ci95"]
+        low, high = ("open" if v is None else f"{v:.0f}" for v in row["ci95"])
         t.add_row(row["level"], f"{row['mu']:.0f}",
-                  "fixed" if row["level"] == ANCHOR else f"{low:.0f} to {high:.0f}",
+                  "fixed" if row["level"] == ANCHOR else f"{low} to {high}",
                   f"{row['se']:.0f}", str(row["games"]), f"{row['mean_place']:.2f}")
     console.print(t)
     p = Table(title="per preset: mean place (rating fitted on that preset alone)")
