@@ -367,7 +367,8 @@ def table_kinds(outcomes: Iterable[Outcome]) -> dict[str, int]:
 
 def per_preset(outcomes: Sequence[Outcome], levels: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Per preset: each level's games and mean place, and its rating fitted on that preset's
-    games alone (None where that has no finite maximum)."""
+    games alone (None where it has no finite maximum: e.g. the random bot on a preset where it
+    never beat anyone; the others are then fitted without its seats)."""
     out: dict[str, dict[str, Any]] = {}
     for preset in PRESET_NAMES:
         mine = [o for o in outcomes if o.preset == preset]
@@ -375,13 +376,13 @@ def per_preset(outcomes: Sequence[Outcome], levels: Sequence[str]) -> dict[str, 
             continue
         places_ = mean_places(mine)
         try:
-            f: Fit | None = fit(mine, levels)
+            f: Fit | None = fit(mine, levels, open_ended=True)
             why = ""
         except NoEstimate as e:
             f, why = None, str(e)
         out[preset] = {lv: {"games": places_[lv][0], "mean_place": places_[lv][2],
-                            "mu": f.mu[lv] if f else None,
-                            "hessian_se": f.hessian_se[lv] if f else None}
+                            "mu": _num(f.mu[lv]) if f else None,
+                            "hessian_se": _num(f.hessian_se[lv]) if f else None}
                        for lv in levels if lv in places_}
         if why:
             out[preset]["no_fit"] = why
