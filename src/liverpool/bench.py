@@ -472,9 +472,10 @@ def _print_tables(out: dict[str, Any]) -> None:
 
 def main(args: argparse.Namespace) -> int:
     target = getattr(args, "target", "engine")
-    if target in ("server", "peer"):
+    if target in ("server", "peer", "bot-ratings"):
         import importlib  # the web stack (or OpenSpiel) loads only for its target
-        module = "liverpool.benchmarks.cluster" if target == "server" else "liverpool.peerbench"
+        module = {"server": "liverpool.benchmarks.cluster", "peer": "liverpool.peerbench",
+                  "bot-ratings": "liverpool.benchmarks.botratings"}[target]
         return int(importlib.import_module(module).main(args))
     out = run(quick=bool(getattr(args, "quick", False)))
     if getattr(args, "json", False):

@@ -353,9 +353,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_bot)
 
     p = sub.add_parser("bench", help="benchmarks: engine, solver and bots; or the web server")
-    p.add_argument("target", nargs="?", default="engine", choices=("engine", "server", "peer"),
-                   help="engine (default: engine, solver, bots), server, or peer (the engine "
-                        "side by side with OpenSpiel's gin rummy, which must be installed)")
+    p.add_argument("target", nargs="?", default="engine",
+                   choices=("engine", "server", "peer", "bot-ratings"),
+                   help="engine (default: engine, solver, bots), server, peer (the engine "
+                        "side by side with OpenSpiel's gin rummy, which must be installed), or "
+                        "bot-ratings (the built-in bots' ratings, measured by simulation)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quick", action="store_true", help="a short run (for tests)")
     p.add_argument("--tables", type=int, default=100,
@@ -381,6 +383,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rounds", type=int, default=3, help="peer: rounds (the median is shown)")
     p.add_argument("--seconds", type=float, default=8.0,
                    help="peer: CPU-seconds of each side per round")
+    p.add_argument("--games", type=int, metavar="N",
+                   help="bot-ratings: games played (default 2500; a run that loses any exits 1)")
+    p.add_argument("--workers", type=int, metavar="W",
+                   help="bot-ratings: processes (default 1)")
+    p.add_argument("--seed", type=int, metavar="S", help="bot-ratings: base seed (default 1)")
     p.set_defaults(func=_lazy("bench"))
 
     p = sub.add_parser("soak", help="many random games with invariant checks, on all cores")
