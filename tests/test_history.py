@@ -105,7 +105,7 @@ def finished_record(seed: int = 3) -> dict[str, Any]:
 
 
 SEATS = [profile.Seat("Ann", "person"), profile.Seat("Bob", "bot", "expert"),
-         profile.Seat("Cy", "bot", "cmd:my-bot")]  # a bot with no rating: not rated
+         profile.Seat("Cy", "bot", "cmd:my-bot")]  # a bot with no rating: a newcomer's
 
 
 def test_the_same_game_recorded_twice_is_added_once(tmp_path: Path) -> None:
@@ -113,14 +113,18 @@ def test_the_same_game_recorded_twice_is_added_once(tmp_path: Path) -> None:
     first = profile.record_game("g1", rec, tmp_path / "g.json", SEATS, 0)
     second = profile.record_game("g1", rec, tmp_path / "g.json", SEATS, 0)
     assert first.added and not second.added and second.entry == first.entry
-    assert first.entry["rated_seats"] == 2
+    assert first.entry["rated_seats"] == 3
+    # the update is the model's: the expert fixed, the unmeasured bot a newcomer
+    _, standings = standings_of_record(rec)
+    want = rate([Entry(Rating(), standings[0].place),
+                 Entry(BOT_RATINGS["expert"], standings[1].place, True),
+                 Entry(Rating(), standings[2].place)])[0]
+    assert Rating.from_json(first.entry["rating_after"]) == want
     lines = profile.history_path(data()).read_text().splitlines()
     assert len(lines) == 1
     prof = profile.load(data())
     assert prof.games == 1 and prof.stats["standard"].games == 1
-    _, st = standings_of_record(rec)
-    assert prof.rating == rate([Entry(Rating(), st[0].place),
-                                Entry(BOT_RATINGS["expert"], st[1].place, True)])[0]
+    assert prof.rating == want
     # the profile was saved but the history's line was lost (a crash between the two): the
     # next call writes the line, and counts nothing again
     profile.history_path(data()).unlink()
@@ -241,10 +245,15 @@ async def test_the_apps_end_shows_the_place_and_the_rating(tmp_path: Path) -> No
         await pilot.pause()
         assert isinstance(app.screen, Notice)
         end = text_of(app.screen.query_one(Static))
-        # the scripted bots have no rating: only the person is rated, and nothing moves
-        assert "You placed 1st of 3 with 0 points. Rating 1500? -> 1500? (+0)." in end
+        # the scripted bots were never measured: they count as newcomers
+        entry = profile.read_page(folder=data()).games[0]
+        rec = json.loads(Path(entry["record"]).read_text())
+        want = rate([Entry(Rating(), s.place) for s in standings_of_record(rec)[1]])[0]
+        assert Rating.from_json(entry["rating_after"]) == want and want.mu > 1500
+        change = profile.rating_change(entry)
+        assert f"You placed 1st of 3 with 0 points. Rating {change}." in end
         await pilot.press("enter")
         await pilot.pause()
-        assert "Rating 1500? -> 1500? (+0)" in prompt_of(app)
+        assert change in prompt_of(app)
     got = profile.read_page(folder=data())
-    assert got.total == 1 and got.games[0]["place"] == 1 and got.games[0]["rated_seats"] == 1
+    assert got.total == 1 and got.games[0]["place"] == 1 and got.games[0]["rated_seats"] == 3

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .paths import data_dir, write_atomic
-from .ratings import Entry, Rating, bot_rating, rate
+from .ratings import Rating, entry_for, rate
 from .standings import Stats, standings_of_record
 
 PROFILE_FILE = "profile.json"
@@ -270,12 +270,9 @@ def record_game(game_id: str, record: dict[str, Any], record_path: Path | str,
         if len(seats) != game.n or not 0 <= me < game.n:
             raise ValueError(f"{len(seats)} seats given for a game of {game.n}")
         mine = standings[me]
-        rated = [me] + [s for s in range(game.n)
-                        if s != me and seats[s].kind == "bot" and bot_rating(seats[s].level)]
-        entries = [Entry(profile.rating, standings[me].place)] + [
-            Entry(bot_rating(seats[s].level) or Rating(), standings[s].place, fixed=True)
-            for s in rated[1:]]
-        before, after = profile.rating, rate(entries)[0]
+        entries = [entry_for(standings[s].place, seats[s].kind == "bot", seats[s].level,
+                             profile.rating if s == me else None) for s in range(game.n)]
+        before, after = profile.rating, rate(entries)[me]
         rules = record.get("rules") or {}
         preset = str(rules.get("preset") or game.rules.name)
         entry: dict[str, Any] = {
@@ -287,7 +284,7 @@ def record_game(game_id: str, record: dict[str, Any], record_path: Path | str,
         entry.update({
             "seats": [s.to_json() for s in seats], "seat": me, "name": seats[me].name,
             "place": mine.place, "points": mine.points, "players": game.n,
-            "hands": mine.hands, "rated_seats": len(rated),
+            "hands": mine.hands, "rated_seats": game.n,
             "rating_before": rating_json(before), "rating_after": rating_json(after),
             "record": str(Path(record_path).resolve())})
         profile.rating = after

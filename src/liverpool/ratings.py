@@ -82,7 +82,7 @@ BOT_RATINGS: dict[str, Rating] = {
 
 def bot_rating(level: str | None) -> Rating | None:
     """A built-in bot level's fixed rating; None for a level that has none (a host's own
-    command bot: the game is rated as if that seat were not there)."""
+    command bot, whose strength nobody measured)."""
     return BOT_RATINGS.get(level or "")
 
 
@@ -93,6 +93,17 @@ class Entry:
     rating: Rating
     place: int
     fixed: bool = False
+
+
+def entry_for(place: int, bot: bool, level: str | None = None,
+              rating: Rating | None = None) -> Entry:
+    """One seat's entry in a game's update, the same for every front end: a built-in bot with
+    its fixed rating; anybody else with their rating, or a newcomer's (a guest, a bot whose
+    strength was never measured): only a player's own seat keeps what the update gives it."""
+    fixed = bot_rating(level) if bot else None
+    if fixed is not None:
+        return Entry(fixed, place, True)
+    return Entry(rating or Rating(), place)
 
 
 def places(totals: Sequence[int], last: Sequence[int] = ()) -> tuple[int, ...]:

@@ -26,7 +26,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from ..ratings import FAMILY, Entry, Rating, bot_rating, rate
+from ..ratings import FAMILY, Rating, entry_for, rate
 from ..standings import Standing, Stats
 from .playerstore import Player, PlayerStore, SeatOf
 from .store import SqlStore, StoreError, metadata
@@ -343,12 +343,9 @@ class SqlPlayers(PlayerStore):
                          for s in seats]
                 players = [p for p in players if p not in gone]
             before = await self._ratings_for_update(conn, players)
-            entries = []
-            for st, who in zip(standings, seats, strict=True):
-                fixed = bot_rating(who.level) if who.kind == "bot" else None
-                r = fixed or (before.get(who.player, (Rating(), 0))[0] if who.player
-                              else Rating())
-                entries.append(Entry(r, st.place, fixed is not None))
+            entries = [entry_for(st.place, who.kind == "bot", who.level,
+                                 before[who.player][0] if who.player in before else None)
+                       for st, who in zip(standings, seats, strict=True)]
             after = rate(entries)
             rows = []
             for st, who, e, r in zip(standings, seats, entries, after, strict=True):
