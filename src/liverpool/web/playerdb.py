@@ -17,6 +17,7 @@ first writer wins, and a second finds the row there and reads the standings back
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import time
 from collections.abc import Sequence
@@ -148,9 +149,14 @@ class SqlPlayers(PlayerStore):
     async def by_key(self, key_hash: str) -> Player | None:
         async with self.engine.connect() as conn:
             row = (await conn.execute(
-                sa.select(players_t).join(keys_t, keys_t.c.player_id == players_t.c.id)
+                sa.select(players_t, keys_t.c.key_hash)
+                .join(keys_t, keys_t.c.player_id == players_t.c.id)
                 .where(keys_t.c.key_hash == key_hash))).first()
-        return None if row is None or row.forgotten is not None else _player(row)
+        # found by the hash (no secret is compared a character at a time); compared again in
+        # constant time, so that no database's collation or padding can match another text
+        if row is None or not hmac.compare_digest(row.key_hash, key_hash):
+            return None
+        return None if row.forgotten is not None else _player(row)
 
     async def get(self, player_id: str) -> Player | None:
         async with self.engine.connect() as conn:
@@ -183,7 +189,7 @@ class SqlPlayers(PlayerStore):
             row = (await conn.execute(sa.select(players_t).where(
                 players_t.c.recovery_hash == code_hash,
                 players_t.c.forgotten.is_(None)))).first()
-            if row is None:
+            if row is None or not hmac.compare_digest(row.recovery_hash, code_hash):
                 return None
             await conn.execute(keys_t.insert().values(key_hash=key_hash, player_id=row.id,
                                                       created=time.time()))
