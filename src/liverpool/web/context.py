@@ -20,6 +20,7 @@ from .guard import Origins
 from .limits import ApiError, Limits, RateLimiter
 from .ops import Ops
 from .players import People
+from .playerstore import Player
 from .registry import Registry
 from .seats import Settings
 from .store import Store
@@ -54,6 +55,12 @@ class ServerContext:
         if people is None:
             raise ApiError(503, "no_players", "this server keeps no players")
         return people
+
+    async def player_of(self, conn: HTTPConnection, client: str) -> Player | None:
+        """The player a request comes from, where a player is optional (a create, a join):
+        None for a guest, and on a server that keeps no players."""
+        people = self.settings.people
+        return None if people is None else await people.of_request(conn, client)
 
     def link_base(self, conn: HTTPConnection) -> str:
         """Where the share links given to this client point."""

@@ -52,7 +52,7 @@ async def config(request: Request) -> dict[str, Any]:
 async def create_table(request: Request) -> dict[str, Any]:
     context = context_of(request)
     client = client_of(request.scope)
-    player = await context.players().of_request(request, client)
+    player = await context.player_of(request, client)
     body = await read_body(request, context.limits)
     if player is not None and body.get("nickname") in (None, "") and player.name:
         body["nickname"] = player.name  # a player's name is remembered
@@ -112,7 +112,7 @@ async def join(table_id: str, request: Request) -> dict[str, Any]:
     context = context_of(request)
     await _known(context, table_id)
     client = client_of(request.scope)
-    player = await context.players().of_request(request, client)
+    player = await context.player_of(request, client)
     body = await read_body(request, context.limits)
     if player is not None and body.get("nickname") in (None, "") and player.name:
         body["nickname"] = player.name
