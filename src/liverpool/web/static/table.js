@@ -182,6 +182,8 @@ const KEYS = [
 ];
 
 const LOG_MAX = 100;
+const REMATCH_WATCH_EVERY_MS = 8000; // how often a finished table looks for a rematch
+const REMATCH_WATCH_MS = 15 * 60 * 1000; // and for how long
 
 /** A person's name list: "Cy", "Cy and Dee", "Cy, Dee and Eve". */
 function names(list) {
@@ -248,6 +250,7 @@ class TableClient {
     // the seat this page's person left for good (a bot plays it to the end): the page watches
     this.leftSeat = saved && saved.left && token === saved.token ? saved.seat : null;
     this.standingsAsked = 0; // how many times the finished table's summary was asked for
+    this.rematchWatch = null; // the timer that looks for a rematch made through another server
     this.rematchHost = null; // {table, name}: who made the rematch table
     this.rematching = false; // a rematch request is under way
   }
@@ -588,6 +591,26 @@ class TableClient {
     }, 300 * n);
   }
 
+  /** While the standings are shown, look for a rematch now and then: where several servers
+   * share the tables, one made through another server is not pushed to this page. */
+  watchRematch() {
+    if (this.rematchWatch || this.mySeat() === null) return;
+    const until = Date.now() + REMATCH_WATCH_MS;
+    this.rematchWatch = setInterval(async () => {
+      if (this.closed || Date.now() > until || (this.table && this.table.rematch)) {
+        clearInterval(this.rematchWatch);
+        return;
+      }
+      try {
+        const summary = await api("GET", `/api/tables/${enc(this.id)}`);
+        if (summary && summary.rematch && !(this.table && this.table.rematch)) {
+          this.setTable(summary);
+          this.render();
+        }
+      } catch (e) { /* the next look */ }
+    }, REMATCH_WATCH_EVERY_MS);
+  }
+
   /** Who made the rematch table (its host): "Bea wants a rematch". */
   async findRematchHost(tableId) {
     if (this.rematchHost && this.rematchHost.table === tableId) return;
@@ -702,7 +725,7 @@ class TableClient {
     const mine = this.seat !== null && this.legal.length > 0 && this.view.to_act.includes(this.seat);
     if (mine && !this.wasMine) this.announce("Your turn. " + this.promptWords());
     this.wasMine = mine;
-    if (this.view.phase === "over") this.askStandings();
+    if (this.view.phase === "over") { this.askStandings(); this.watchRematch(); }
   }
 
   setIntents(intents) {
