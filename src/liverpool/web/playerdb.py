@@ -87,6 +87,7 @@ results_t = sa.Table(
     sa.Column("sigma_after", sa.Float, nullable=False),
 )
 sa.Index("lv_results_player", results_t.c.player_id, results_t.c.finished)
+sa.Index("lv_results_preset", results_t.c.preset, results_t.c.player_id)  # the leaderboard's
 stats_t = sa.Table(
     "lv_player_stats", metadata,
     sa.Column("player_id", sa.String(16), primary_key=True),
