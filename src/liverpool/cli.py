@@ -384,7 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, default=8.0,
                    help="peer: CPU-seconds of each side per round")
     p.add_argument("--games", type=int, metavar="N",
-                   help="bot-ratings: games played (default 2500; a run that loses any exits 1)")
+                   help="bot-ratings: games played (default 7500; a run that loses any exits 1)")
     p.add_argument("--workers", type=int, metavar="W",
                    help="bot-ratings: processes (default 1)")
     p.add_argument("--seed", type=int, metavar="S", help="bot-ratings: base seed (default 1)")

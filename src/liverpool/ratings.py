@@ -67,16 +67,15 @@ class Rating:
 
 
 # The built-in bots' ratings, fixed: measured by simulation with
-# ``liverpool bench bot-ratings --games 2500 --workers 1 --seed 1`` (basic held at 1500; mu the
-# Plackett-Luce maximum likelihood, sigma the bootstrap's standard error, at least 40;
-# docs/ratings-bots.md gives the method, the games, the intervals and what is doubtful: the
-# random bot's rating rests on its 5 wins in 2410 games). Their sigma is the measurement's
-# uncertainty, so a game against a bot moves a person as far as the model says a game against
-# a player so well known should.
+# ``liverpool bench bot-ratings --games 7500 --workers 1 --seed 1`` (basic held at 1500; mu the
+# Plackett-Luce maximum likelihood over 7422 games, sigma the bootstrap's standard error, at
+# least 40; docs/ratings-bots.md gives the method, the games, the intervals and what is
+# doubtful). Their sigma is the measurement's uncertainty, so a game against a bot moves a
+# person as far as the model says a game against a player so well known should.
 BOT_RATINGS: dict[str, Rating] = {
-    "random": Rating(-914.0, 157.0),
+    "random": Rating(-813.8, 71.0),
     "basic": Rating(1500.0, 40.0),
-    "expert": Rating(1881.0, 88.0),
+    "expert": Rating(1859.5, 45.8),
 }
 
 

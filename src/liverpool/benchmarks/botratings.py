@@ -35,7 +35,7 @@ from ..rules import PRESET_NAMES, RuleSet
 from ..simulate import GameResult, GameSpec, game_seed, run_local
 
 ANCHOR = "basic"
-DEFAULT_GAMES = 2500  # two whole cycles: 100 games with the expert (about 20 minutes, one core)
+DEFAULT_GAMES = 7500  # six whole cycles: 300 games with the expert (about an hour, one core)
 DEFAULT_SEED = 1
 BOOTSTRAP = 1000  # resamples of the games
 MIN_SIGMA = 40.0  # the least sigma written into ratings.BOT_RATINGS
