@@ -107,6 +107,13 @@ def test_no_page_breaks_the_content_security_policy(server: Server, make_player:
     ann.page.wait_for_selector("#rules-panel li.current")
     ann.page.keyboard.press("?")
     ann.page.wait_for_selector("#keys-help")
+    # the keys as a list of keys and what each does (nested children once read as
+    # "[object HTMLElement],[object HTMLElement]")
+    keys = ann.page.inner_text("#keys-help")
+    assert "[object" not in keys
+    assert ann.page.locator("#keys-help dl.keys dt kbd").count() >= 5
+    assert ann.page.locator("#keys-help dl.keys dd").count() == \
+        ann.page.locator("#keys-help dl.keys dt").count()
     ann.page.keyboard.press("Escape")
     ann.page.click("#four-color")
     ann.page.wait_for_selector("body.four-color")

@@ -27,7 +27,8 @@ export function h(tag, attrs, ...children) {
     else if (k === "class") { if (v) el.classList.add(...v.split(" ").filter(Boolean)); }
     else el.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children.flat()) {
+  // children may come as arrays of arrays (a list of [term, definition] pairs): all flattened
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
