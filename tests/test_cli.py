@@ -423,3 +423,27 @@ def test_the_demo_pace_is_seconds_not_below_zero(capsys: pytest.CaptureFixture[s
         with pytest.raises(SystemExit):
             cli.build_parser().parse_args(["demo", "--pace", bad])
     assert "--pace" in capsys.readouterr().err
+
+
+def test_replay_watch_into_a_pipe_prints_the_moves_and_ends(tmp_path: Path) -> None:
+    """Into a pipe there is nobody to step through a game: the moves log comes out as lines and
+    the command ends (the full-screen watch wrote control codes into the pipe, then spun at
+    half a core waiting for keys until it was killed)."""
+    import random
+
+    from liverpool.engine import Game
+    from liverpool.record import game_record
+    from liverpool.rules import RuleSet
+    game = Game(RuleSet.preset("standard", {"hands": [1]}), ["Ann", "Bob", "Cy"], seed=2)
+    rng = random.Random(2)
+    while not game.over:
+        game.apply(rng.choice(game.legal_actions(game.to_act()[0])))
+    path = _write(tmp_path, game_record(game))
+    done = subprocess.run([sys.executable, "-m", "liverpool.cli", "replay", str(path),
+                           "--watch"], stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("— hand 1") and lines[-1].startswith("Hand 1 over")
+    assert f"{len(game.actions):>4} " in done.stdout  # every move, numbered from 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -357,5 +358,23 @@ def main(args: argparse.Namespace) -> int:
     except RecordError as e:
         print(f"liverpool replay: {e}", file=sys.stderr)
         return 2
+    if not (_is_terminal(sys.stdin) and _is_terminal(sys.stdout)):
+        # into a pipe or a file there is nobody to step through it: the moves log as lines
+        # (the full-screen app wrote its control codes there, then spun waiting for keys)
+        try:
+            for _, line in replayer.log_entries():
+                print(line.plain)
+            sys.stdout.flush()
+        except BrokenPipeError:  # the reader stopped (``| head``): nothing more to say
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 1 if replayer.error else 0
+        if replayer.error:
+            print(f"liverpool replay: {replayer.error}", file=sys.stderr)
+        return 1 if replayer.error else 0
     WatchApp(replayer, Path(args.file).name).run()
     return 1 if replayer.error else 0
+
+
+def _is_terminal(stream: Any) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
