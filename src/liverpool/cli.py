@@ -184,9 +184,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     """``liverpool play`` with the local profile: the name remembered (``--name`` changes it),
     new records in the data directory's ``games``, and a game that ends counted once in the
     history. A profile that cannot be read leaves the game unrecorded, not unplayable."""
-    from . import profile
+    from . import paths, profile
 
-    folder = profile.data_dir()
+    folder = paths.data_dir()
     known: profile.Profile | None = None
     try:
         known = profile.set_name(args.name, folder) if args.name else profile.load(folder)
@@ -199,7 +199,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.name is None and known is not None:
         args.name = known.name  # (None: "You", or the seat file's person on --resume)
     from . import tui
-    return tui.main(args, games_dir=profile.games_dir(folder),
+    return tui.main(args, games_dir=paths.games_dir(folder),
                     on_over=None if known is None else profile_listener(folder))
 
 

@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 ENV = "LIVERPOOL_DATA_DIR"
+GAMES_FOLDER = "games"  # in the data directory: the records of ``liverpool play``
 
 
 def data_dir() -> Path:
@@ -23,6 +24,12 @@ def data_dir() -> Path:
         return Path(given).expanduser()
     import platformdirs  # (imported when first needed)
     return Path(platformdirs.user_data_dir("liverpool"))
+
+
+def games_dir(folder: Path | None = None) -> Path:
+    """Where ``liverpool play`` saves a game's record unless ``--save`` is given
+    (``folder``: the data directory, by default ``data_dir()``)."""
+    return (folder or data_dir()) / GAMES_FOLDER
 
 
 def write_atomic(path: Path, text: str) -> None:

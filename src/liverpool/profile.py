@@ -36,7 +36,6 @@ from .standings import Stats, standings_of_record
 
 PROFILE_FILE = "profile.json"
 HISTORY_FILE = "history.jsonl"
-GAMES_FOLDER = "games"
 VERSION = 1
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 200
@@ -44,11 +43,6 @@ MAX_LIMIT = 200
 
 class ProfileError(ValueError):
     """A profile that cannot be read (its one-line reason says what to do)."""
-
-
-def games_dir(folder: Path | None = None) -> Path:
-    """Where ``liverpool play`` saves a game's record unless ``--save`` is given."""
-    return (folder or data_dir()) / GAMES_FOLDER
 
 
 # ---- the profile ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..rules import RuleSet
 from .session import EndListener, Session, SessionError
+from .text import YOU
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, object]:
@@ -25,9 +26,9 @@ def _overrides(args: argparse.Namespace) -> dict[str, object]:
 def open_session(args: argparse.Namespace, games_dir: Path | None = None) -> Session:
     name = getattr(args, "name", None)
     if getattr(args, "resume", None):
-        return Session.resume(args.resume, save=args.save, bots=None, name=name or "You")
+        return Session.resume(args.resume, save=args.save, bots=None, name=name or YOU)
     rules = RuleSet.preset(args.rules, _overrides(args))
-    return Session.new(rules, args.players, args.bots, name or "You", args.seed, args.save,
+    return Session.new(rules, args.players, args.bots, name or YOU, args.seed, args.save,
                        folder=games_dir)
 
 

@@ -34,7 +34,7 @@ from ..engine import Game, HandEnded, HandStarted, IllegalActionError, SeatView
 from ..engine.events import GameEnded
 from ..match import BotMove, Match
 from ..narrate import Narrator
-from ..paths import data_dir
+from ..paths import games_dir
 from ..paths import write_atomic as write_text_atomic
 from ..record import RecordError, game_record, replay
 from ..rules import RuleSet
@@ -105,7 +105,7 @@ def seat_file_for(record_path: Path) -> Path:
 def default_save_path(seed: int, folder: Path | None = None) -> Path:
     """A new record's file in ``folder`` (default: ``games`` in the user data directory)."""
     if folder is None:
-        folder = data_dir() / "games"
+        folder = games_dir()
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return folder / f"{stamp}-seed{seed}.json"
 
