@@ -135,3 +135,80 @@ async def test_the_table_page_gets_the_rules_and_the_list_stays_small(sqlite_url
         listed = (await srv.http.get("/api/tables")).json()["tables"]
         assert [x["id"] for x in listed] == [t["table"]["id"]]
         assert not {"knobs", "rules_sheet", "wild_cards"} & set(listed[0])
+
+
+async def test_the_next_hands_first_clock_is_sent_when_the_pause_ends(sqlite_url: str) -> None:
+    # the next hand's first window (or turn) clock starts when the pause ends, with no move to
+    # carry it: the page showed the May I? bar with no countdown until something moved
+    async with serve(sqlite_url) as srv:
+        _, _, ann = await _table(srv, hand_pause=120, turn_timer=0.05, buy_window=60,
+                                 overrides={"hands": [1, 2], "turn_limit": 2})
+        while True:  # hand 1: the person passes every discard, their turns timed out
+            m = await ann.recv(timeout=30)
+            if m["type"] == "update" and hand_end_of(m) is not None:
+                break
+            if m.get("intents") == ["buy"]:
+                await ann.send({"type": "intent", "kind": "buy", "on": False})
+        await ann.send({"type": "ready"})
+        resumed = await ann.until(lambda m: m["type"] in ("pause", "update"), timeout=30)
+        assert resumed["type"] == "pause" and resumed["pause"] is None
+        told = await ann.recv(timeout=10)
+        assert told["type"] == "requests", told
+        d = told["deadline"]
+        assert d is not None and d["kind"] in ("buy", "turn") and d["ms_left"] > 0
+        if d["kind"] == "buy":  # the bot opens the hand: the person may buy its upcard
+            assert told["intents"] == ["buy"] and d["seat"] == 1
+        else:
+            assert d["seat"] == 0
+        await ann.close()
+
+
+async def test_a_person_back_at_a_covered_seat_is_told_what_the_bot_did(
+        sqlite_url: str) -> None:
+    # the page had only the log to say what the covering bot had done with the person's cards
+    import asyncio
+
+    async with serve(sqlite_url, bot_think=0.02, grace=0.05) as srv:
+        t = await srv.create([{"kind": "human"}, {"kind": "human"},
+                              {"kind": "bot", "level": "basic"}], nickname="Ann")
+        tid = t["table"]["id"]
+        bob_token = (await srv.join(tid, "Bob")).json()["token"]
+        ann = await srv.client(tid, t["token"])
+        bob = await srv.client(tid, bob_token)
+        assert (await srv.http.post(f"/api/tables/{tid}/start",
+                                    json={"token": t["token"]})).status_code == 200
+        await bob.until(lambda m: m["type"] == "sync" and m["view"])
+        await bob.close()
+        owner = srv.app.state.registry.owners[tid]
+        seat = owner.core.seating.seats[1]
+        for _ in range(400):  # the bot covers Bob, and plays Bob's turns (Ann's are timed out
+            # by nobody: her turn waits, so the covering bot's moves come first or not at all)
+            if seat.covered and any(getattr(e, "seat", None) == 1 and e.kind == "discarded"
+                                    for v, entry in owner.core.log
+                                    if not isinstance(entry, str) and v > (seat.covered_at or 0)
+                                    for e in entry):
+                break
+            if ann.messages and (m := ann.messages[-1]).get("legal"):
+                hint = [x for x in m["legal"] if x["type"] in ("draw", "discard", "pass")]
+                if hint:
+                    await ann.send({"type": "action", "version": m["version"],
+                                    "action": hint[0]})
+            await asyncio.sleep(0.05)
+            await ann.drain(0.01)
+        else:
+            raise AssertionError("the bot never played Bob's seat")
+        since = seat.covered_at
+        back = await srv.client(tid, bob_token)
+        welcome = await back.until(lambda m: m["type"] == "welcome")
+        away = welcome["away"]
+        assert away["since"] == since and away["version"] >= since
+        mine = [e for e in away["events"] if e.get("seat") == 1]
+        assert any(e["type"] == "discarded" for e in mine), away
+        assert all(e["text"].startswith("You") for e in mine), away
+        # only Bob's own moves (and hands that ended) are summed up for him
+        assert all(e.get("seat") == 1 or e["type"] == "hand_ended" for e in away["events"])
+        # and only once: a second hello at the seat, no longer covered, says nothing of it
+        again = await srv.client(tid, bob_token)
+        assert "away" not in await again.until(lambda m: m["type"] == "welcome")
+        for c in (ann, back, again):
+            await c.close()

@@ -94,8 +94,11 @@ class Seating:
         what = note.get("presence")
         if what == "covered":
             s.covered = True
+            at = note.get("version")
+            s.covered_at = at if isinstance(at, int) and not isinstance(at, bool) else None
         elif what == "back":
             s.covered = False
+            s.covered_at = None
         elif what == "left":
             s.covered = s.left = True
 

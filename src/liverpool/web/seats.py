@@ -182,6 +182,7 @@ class SeatState:
     player: str | None = None  # the player's id (None: a guest)
     conns: set[Conn] = field(default_factory=set)
     covered: bool = False
+    covered_at: int | None = None  # the table's version when a bot began covering the seat
     left: bool = False  # the person left the game for good: placed last
 
 

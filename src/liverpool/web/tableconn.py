@@ -69,6 +69,7 @@ class Handlers:
         woke = t.asleep
         t.asleep = False
         back = seat is not None and seating.seats[seat].covered
+        away = self.msg.while_away(seat) if back and seat is not None else None
         changed = seating.attach(conn, seat)
         if seat is not None:
             self.driver.end_grace(seat)
@@ -76,7 +77,8 @@ class Handlers:
             await t.log.presence(seat, "back")
         conn.send({"type": "welcome", "seat": seat, "table": t.summary(),
                    "join_secret": None if seat is None else seating.join_secret,
-                   "share_url": None if seat is None else self.lobby.share_url(conn.link_base)})
+                   "share_url": None if seat is None else self.lobby.share_url(conn.link_base),
+                   **({"away": away} if away is not None else {})})
         conn.synced = None
         self.msg.catch_up(conn, version)
         if t.play is not None and any(t.play.announced()):
@@ -228,7 +230,8 @@ class Handlers:
             req.answer(g, seat, Action("pass", seat))
         if t.play.announced() != before:
             changes[seat] = changes.get(seat, 0) + 1
-            self.msg.broadcast(self.msg.requests)
+            self.driver.schedule()  # first: the requests sent carry the clock that now runs
+            self.msg.broadcast_requests()
         await self.driver.drive()  # a window that waited for this person's word may close now
 
     async def on_leave(self, conn: Conn) -> None:

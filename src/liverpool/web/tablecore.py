@@ -68,6 +68,7 @@ class TableCore:
         self.play: TableMatch | None = None
         self.asleep = False
         self.pause_due: float | None = None  # when the end-of-hand pause ends (None: none)
+        self.deadline_sent: tuple[object, ...] | None = None  # the last one broadcast
         # websockets holding this table (counted from the moment they got it, before their
         # hello): a finished table is evicted from memory only when none is left
         self.sockets = 0
@@ -123,15 +124,30 @@ class TableCore:
                 and s.seat not in req.wanted and s.seat not in req.declined]
 
     # ---- what the clients are shown --------------------------------------------------------
-    def deadline_json(self) -> dict[str, Any] | None:
+    def _shown_clock(self) -> str | None:
+        """The clock a client is shown: the window's at this version, else a person's turn."""
         clocks = self.clocks
         if clocks.key("window") == self.version and self.play is not None:
+            return "window"
+        return "turn" if isinstance(clocks.key("turn"), int) else None
+
+    def deadline_mark(self) -> tuple[object, ...] | None:
+        """Which deadline the clients would be shown now (the clock, its key and due time):
+        the driver compares it with the last one sent (``deadline_sent``), so that a clock
+        started or stopped without a move (the end-of-hand pause ending, a seat covered) is
+        told too."""
+        name = self._shown_clock()
+        return None if name is None else (name, self.clocks.key(name), self.clocks.due(name))
+
+    def deadline_json(self) -> dict[str, Any] | None:
+        name = self._shown_clock()
+        clocks = self.clocks
+        if name == "window" and self.play is not None:
             kind = "call" if self.play.game.phase is Phase.CALL else "buy"
             return {"seat": self.decision_seat(), "kind": kind,
                     "ms_left": clocks.ms_left("window")}
-        seat = clocks.key("turn")
-        if isinstance(seat, int):
-            return {"seat": seat, "kind": "turn", "ms_left": clocks.ms_left("turn")}
+        if name == "turn":
+            return {"seat": clocks.key("turn"), "kind": "turn", "ms_left": clocks.ms_left("turn")}
         return None
 
     def pause_json(self) -> dict[str, Any] | None:

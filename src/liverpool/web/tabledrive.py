@@ -61,7 +61,7 @@ class Driver:
         t.log.hold(held)
         self.schedule()  # first: a requests message sent now carries the new clock
         if play.match.window_closed:  # its requests are gone: everyone is told
-            self.msg.broadcast(self.msg.requests)
+            self.msg.broadcast_requests()
         if g.over:
             # before the broadcast: a client told the game is over may ask any server of the
             # service for the record, and one that does not hold the table reads the status
@@ -165,6 +165,10 @@ class Driver:
             else:
                 break
         self.schedule()
+        if t.deadline_mark() != t.deadline_sent:
+            # a clock started or stopped with no move to carry it (the next hand's first
+            # window once the end-of-hand pause ends, a seat covered): everyone is told
+            self.msg.broadcast_requests()
 
     # ---- the clocks ------------------------------------------------------------------------
     def schedule(self) -> None:
@@ -260,7 +264,7 @@ class Driver:
         # draws; new ones are refused. Everyone is told, with the clock that now runs, and a bot
         # that waited for the people moves.
         self.schedule()
-        self.msg.broadcast(self.msg.requests)
+        self.msg.broadcast_requests()
 
     async def retry(self) -> None:
         """A move the database refused (nothing changed) is tried again."""
@@ -300,7 +304,7 @@ class Driver:
         s = t.seating.seats[seat]
         if s.conns or s.covered or t.status != "playing":
             return
-        s.covered = True
+        s.covered, s.covered_at = True, t.version
         await t.log.presence(seat, "covered")
         t.seating.broadcast(self.msg.lobby_text())
         await self.drive()

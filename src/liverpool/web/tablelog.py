@@ -94,9 +94,12 @@ class TableLog:
 
     async def presence(self, seat: int, what: str) -> None:
         """Keep a note that a seat was covered by a bot (``covered``), came back (``back``)
-        or left for good (``left``): a table rebuilt once its game is over knows who left."""
+        or left for good (``left``), at this version: a table rebuilt once its game is over
+        knows who left, and one rebuilt while a bot covers a seat can still tell the person
+        what the bot did for them."""
         try:
-            await self.store.add_note(self.id, {"presence": what, "seat": seat})
+            await self.store.add_note(self.id, {"presence": what, "seat": seat,
+                                                "version": self.version})
         except StoreError as e:
             log.warning("table %s: a presence note was not stored: %s", self.id, e)
 

@@ -109,6 +109,24 @@ class Messages:
                 out.extend(events_json(entry, players, seat))
         return out
 
+    def while_away(self, seat: int) -> dict[str, Any] | None:
+        """What happened at ``seat`` while a bot covered it, for the person coming back: the
+        events of the seat's own moves (as its log reads them), the hands that ended, and
+        since which version (None: the table does not know when the bot began)."""
+        s = self.t.seating.seats[seat]
+        if not s.covered or s.covered_at is None:
+            return None
+        players = self._players()
+        events: list[dict[str, Any]] = []
+        for version, entry in self.t.log:
+            if version <= s.covered_at or isinstance(entry, str):
+                continue
+            mine = tuple(e for e in entry
+                         if getattr(e, "seat", None) == seat or e.kind == "hand_ended")
+            events.extend(e for e in events_json(mine, players, seat) if e.get("text"))
+        # (the log keeps its last entries: a long absence is summed up from the newest ones)
+        return {"since": s.covered_at, "version": self.t.version, "events": events}
+
     def sync(self, seat: int | None) -> dict[str, Any]:
         t = self.t
         return {"type": "sync", "version": t.version, "table": t.summary(),
@@ -121,6 +139,11 @@ class Messages:
         buy, call = t.play.announced() if t.play is not None else ([], [])
         return {"type": "requests", "buy": buy, "call": call, "intents": t.intents_for(seat),
                 "deadline": t.deadline_json()}
+
+    def broadcast_requests(self) -> None:
+        """Tell everyone the requests and the clock that runs now."""
+        self.t.deadline_sent = self.t.deadline_mark()
+        self.broadcast(self.requests)
 
     def lobby_text(self) -> str:
         t = self.t
@@ -136,6 +159,7 @@ class Messages:
             pub = t.play.public_view(t.version).to_json()
             del pub["seat"], pub["hand"]
             self._public_text = (t.version, dumps_plain(pub)[1:])
+        t.deadline_sent = t.deadline_mark()
         return (f'{{"type":"update","version":{t.version},', self._public_text[1],
                 f',"deadline":{dumps(t.deadline_json())},'
                 f'"pause":{dumps(t.pause_json())}}}')
