@@ -277,6 +277,8 @@ class Player:
             p.click(f".meld[data-meld='{a['meld']}']")
             if p.locator("#choice").count():
                 p.click(f"#choice button[data-act='{act_key(a)}']")
+            elif p.locator("#staged-send").count():  # a meld's click waits for an undo
+                p.click("#staged-send")
         elif t == "give":
             self.select(a["card"])
             p.click("button[data-action='give']")

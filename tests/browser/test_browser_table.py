@@ -22,7 +22,8 @@ OVERRIDES = {"hands": [2]}  # one hand, contract 2: one set and one run
 
 
 def stacked_table(server: Server, host: Player, bots: str = "basic", preset: str = "standard",
-                  overrides: dict[str, Any] | None = None, ann: list[str] | None = None) -> str:
+                  overrides: dict[str, Any] | None = None, ann: list[str] | None = None,
+                  **more: Any) -> str:
     """A table whose one hand deals ``ann`` to the host (seat 0) and the rest at random."""
     overrides = OVERRIDES if overrides is None else overrides
     ann = ANN if ann is None else ann
@@ -40,7 +41,7 @@ def stacked_table(server: Server, host: Player, bots: str = "basic", preset: str
         "seats": [{"kind": "human"}, {"kind": "bot", "level": bots},
                   {"kind": "bot", "level": bots}],
         "turn_timer": None, "buy_timer": None, "seed": 3,
-        "deals": [[card_str(c) for c in deck]]})
+        "deals": [[card_str(c) for c in deck]], **more})
 
 
 def start_and_wait_turn(ann: Player) -> None:

@@ -178,10 +178,12 @@ const KEYS = [
   ["d", "discard the selected card"], ["Enter", "go down as suggested"],
   ["s", "draw from the stock"], ["t", "take the discard"],
   ["b", "May I? / call it, while you may"], ["n", "no thanks"],
+  ["u", "undo the lay-off about to be sent"],
   ["?", "show these keys"], ["Esc", "close a panel"],
 ];
 
 const LOG_MAX = 100;
+const STAGE_MS = 4000; // a lay-off clicked onto a meld waits this long for an undo, then is sent
 const REMATCH_WATCH_EVERY_MS = 8000; // how often a finished table looks for a rematch
 const REMATCH_WATCH_MS = 15 * 60 * 1000; // and for how long
 
@@ -216,6 +218,7 @@ class TableClient {
     this.declined = { buy: false, call: false }; // "no thanks" said for this discard
     this.log = []; // the log's entries, oldest first: the server's events (with their text) and notices
     this.handOrder = [];
+    this.orderHand = null; // the hand number the hand order is for
     this.newCards = new Set();
     this.sortMode = localStorage.getItem("liverpool:sort") || "suit";
     this.selected = new Set();
@@ -253,6 +256,12 @@ class TableClient {
     this.rematchWatch = null; // the timer that looks for a rematch made through another server
     this.rematchHost = null; // {table, name}: who made the rematch table
     this.rematching = false; // a rematch request is under way
+    this.staged = null; // {action, end, timer}: a lay-off clicked onto a meld, not sent yet
+    this.away = null; // back at a covered seat: {since, version, events} the server sent
+    // the players whose melds this person folded (kept for the table)
+    try {
+      this.folded = new Set(JSON.parse(localStorage.getItem(`liverpool:${tableId}:folded`) || "[]"));
+    } catch (e) { this.folded = new Set(); }
   }
 
   /** The player's key for the hello: when the seat was taken as that player (or there is no
@@ -287,6 +296,8 @@ class TableClient {
       if (saved && Array.isArray(saved.order)) {
         this.handOrder = saved.order;
         this.sortMode = saved.mode || this.sortMode;
+        // (an order saved before orders kept their hand's number counts as this hand's)
+        if (typeof saved.hand === "number") this.orderHand = saved.hand;
       }
     } catch (e) { this.handOrder = []; }
     document.body.classList.toggle("four-color", this.fourColor);
@@ -424,6 +435,8 @@ class TableClient {
           this.shareLink = absoluteUrl(msg.share_url);
         }
         if (msg.join_secret) saveSecret(this.id, msg.join_secret);
+        // back at a seat a bot covered: what it did meanwhile, until the person closes it
+        if (msg.away && msg.seat !== null) { this.away = msg.away; this.overlay = "away"; }
         if (this.helloToken() && msg.seat === null) {
           // the server no longer knows our token (the seat was freed): join again, or watch
           forgetSeat(this.id);
@@ -721,6 +734,7 @@ class TableClient {
     if (!this.legal.some((a) => a.type === "borrow")) this.borrowing = null;
     this.choice = null;
     this.hintAction = null;
+    if (this.staged && !this.legal.some((a) => JSON.stringify(a) === JSON.stringify(this.staged.action))) this.unstage();
     if (this.notice && this.notice.kind === "hint") this.notice = null;
     const mine = this.seat !== null && this.legal.length > 0 && this.view.to_act.includes(this.seat);
     if (mine && !this.wasMine) this.announce("Your turn. " + this.promptWords());
@@ -770,6 +784,14 @@ class TableClient {
   }
 
   reconcileHand(hand, before) {
+    const handNo = this.view.hand_number;
+    if (this.orderHand !== null && this.orderHand !== handNo) {
+      // a new deal: a dragged order was for the cards of the hand before; sort the new cards
+      // the person's usual way
+      this.handOrder = [];
+      if (this.sortMode === "manual") this.sortMode = localStorage.getItem("liverpool:sort") || "suit";
+    }
+    this.orderHand = handNo;
     const pool = new Map();
     for (const c of hand) pool.set(c, (pool.get(c) || 0) + 1);
     const kept = [];
@@ -792,7 +814,7 @@ class TableClient {
 
   saveOrder() {
     // the player's own order (and sort mode) survives a reload
-    localStorage.setItem(`liverpool:${this.id}:order`, JSON.stringify({ mode: this.sortMode, order: this.handOrder }));
+    localStorage.setItem(`liverpool:${this.id}:order`, JSON.stringify({ mode: this.sortMode, order: this.handOrder, hand: this.orderHand }));
   }
 
   // ---- helpers -----------------------------------------------------------------------------
@@ -871,11 +893,22 @@ class TableClient {
       if (this.overlay === "keys") page.append(this.renderKeys());
       if (this.overlay === "menu") page.append(this.renderMenu());
       if (this.overlay === "leave") page.append(this.renderLeave());
+      if (this.overlay === "away" && this.away) page.append(this.renderAway());
       if (this.pauseShown()) page.append(this.renderHandEnd());
     }
     const keep = this.keepPlace();
     this.root.replaceChildren(page);
     this.restorePlace(keep);
+    const board = this.root.querySelector("#board");
+    if (board) {
+      this.pointToTargets();
+      let queued = false;
+      board.addEventListener("scroll", () => {
+        if (queued) return;
+        queued = true;
+        requestAnimationFrame(() => { queued = false; this.pointToTargets(); });
+      }, { passive: true });
+    }
     this.fx = {};
     this.updateClocks();
   }
@@ -1110,6 +1143,7 @@ class TableClient {
   renderMelds() {
     const v = this.view;
     const wrap = h("div#melds.melds");
+    this.targets = [];
     if (!v.melds.length) {
       wrap.append(h("p.muted.no-melds", { text: "No melds on the table yet." }));
       return wrap;
@@ -1122,11 +1156,20 @@ class TableClient {
     const card = selOne ? this.selectedCards()[0] : null;
     const targets = new Set(selOne ? this.legal.filter((a) => ["lay_off", "swap_joker"].includes(a.type) && a.card === card).map((a) => a.meld) : []);
     const canBorrow = this.legal.some((a) => a.type === "borrow");
+    this.targets = [...targets];
     for (const owner of owners) {
-      const group = h("div.meld-owner", { dataset: { owner: String(owner) } },
-        h("div.owner-name", { text: owner === this.seat ? "Your melds" : `${this.name(owner)}'s melds` }));
+      const folded = this.folded.has(owner);
+      const count = v.melds.filter((m) => m.owner === owner).length;
+      const fits = v.melds.some((m, i) => m.owner === owner && targets.has(i));
+      const group = h("div.meld-owner" + (folded ? ".folded" : "") + (fits ? ".has-target" : ""), { dataset: { owner: String(owner) } },
+        h("button.owner-name.fold", { type: "button", "aria-expanded": String(!folded),
+          title: folded ? "show these melds" : "fold these melds", onclick: () => this.toggleFold(owner) },
+        h("span.fold-mark", { "aria-hidden": "true", text: folded ? "▸ " : "▾ " }),
+        owner === this.seat ? "Your melds" : `${this.name(owner)}'s melds`,
+        folded ? h("span.muted", { text: ` (${plural(count, "meld")} folded)` }) : null,
+        folded && fits ? h("span.fits-here", { text: " ★ the card fits here" }) : null));
       v.melds.forEach((m, i) => {
-        if (m.owner !== owner) return;
+        if (m.owner !== owner || folded) return;
         // the wilds' tags come from the server's stands_for
         const el = meldElement(m, i, (ce, c) => {
           if (canBorrow && !selOne && this.myTurnPlay()) {
@@ -1137,6 +1180,14 @@ class TableClient {
         }, v.players, this.seat);
         el.title = meldName(m, v.players, this.seat);
         if (this.hintAction && this.hintAction.meld === i) el.classList.add("hinted");
+        if (this.staged && this.staged.action.meld === i) {
+          // the staged card, shown where it is going (at the end the server will say)
+          const ghost = cardElement(this.staged.action.card);
+          ghost.classList.add("small", "ghost");
+          ghost.setAttribute("aria-label", `${cardText(this.staged.action.card)}, about to be laid off here`);
+          if (this.staged.action.end === "low") el.prepend(ghost); else el.append(ghost);
+          el.classList.add("staging");
+        }
         if (selOne) {
           // every meld takes the click (the server says why a card does not fit); only the
           // ones the card fits are outlined
@@ -1149,6 +1200,61 @@ class TableClient {
       wrap.append(group);
     }
     return wrap;
+  }
+
+  toggleFold(owner, open = null) {
+    if (open === null ? this.folded.has(owner) : open) this.folded.delete(owner);
+    else this.folded.add(owner);
+    localStorage.setItem(`liverpool:${this.id}:folded`, JSON.stringify([...this.folded]));
+    this.render();
+  }
+
+  /** A selected card fits melds none of which is in view (scrolled off the board, under the
+   * players' strip, or folded): a chip at the board's edge says which meld and where, and
+   * brings it into view on request. Laid out after the page is drawn, and again as the
+   * board scrolls. */
+  pointToTargets() {
+    const board = this.root.querySelector("#board");
+    const old = this.root.querySelector("#target-hint");
+    if (old) old.remove();
+    if (!board || !this.view || !(this.targets || []).length) return;
+    const box = board.getBoundingClientRect();
+    const strip = board.querySelector("#players");
+    const sticky = strip && getComputedStyle(strip).position === "sticky" ? strip.getBoundingClientRect().bottom : box.top;
+    const top = Math.max(box.top, sticky);
+    const where = (i) => {
+      const el = board.querySelector(`.meld[data-meld="${i}"]`);
+      if (!el) return "folded";
+      const r = el.getBoundingClientRect();
+      if (r.bottom <= top + 4) return "above";
+      if (r.top >= box.bottom - 4) return "below";
+      return r.top >= top - 1 && r.bottom <= box.bottom + 1 ? "in view" : r.top < top ? "above" : "below";
+    };
+    const places = this.targets.map((i) => [i, where(i)]);
+    if (places.some(([, w]) => w === "in view")) return;
+    const [i, w] = places[0];
+    const m = this.view.melds[i];
+    const card = this.selectedCards()[0];
+    if (!m || !card) return;
+    const arrow = w === "above" ? "↑" : w === "below" ? "↓" : "▸";
+    const more = places.length > 1 ? ` (and ${plural(places.length - 1, "other meld")})` : "";
+    const hint = h("div#target-hint.target-hint." + w.replace(" ", "-"), { role: "status" },
+      h("span", {}, richText(`${cardText(card)} fits ${meldName(m, this.view.players, this.seat)}${more}, ${w} ${arrow}`)),
+      h("button#target-show.small", { type: "button", text: "Show it", onclick: () => this.showMeld(i) }));
+    board.append(hint); // (held at the board's bottom edge, above the dock, as it scrolls)
+  }
+
+  /** Bring meld ``i`` into view (unfolding its player's melds), flashing it. */
+  showMeld(i) {
+    const m = this.view && this.view.melds[i];
+    if (!m) return;
+    if (this.folded.has(m.owner)) this.toggleFold(m.owner, true);
+    const el = this.root.querySelector(`#board .meld[data-meld="${i}"]`);
+    if (!el) return;
+    const calm = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    el.scrollIntoView({ block: "center", behavior: calm ? "auto" : "smooth" });
+    el.classList.add("flash");
+    setTimeout(() => el.classList.remove("flash"), 1500);
   }
 
   // ---- the side panel: moves and rules -----------------------------------------------------
@@ -1225,6 +1331,8 @@ class TableClient {
     if (extra.childElementCount) dock.append(extra);
     const win = this.renderWindow();
     if (win) dock.append(win);
+    const staged = this.renderStaged();
+    if (staged) dock.append(staged);
     dock.append(this.renderPrompt(), this.renderHand());
     return dock;
   }
@@ -1456,6 +1564,7 @@ class TableClient {
       el.dataset.index = String(i);
       if (this.selected.has(i)) { el.classList.add("selected"); el.setAttribute("aria-pressed", "true"); }
       if (used.has(i)) el.classList.add("used");
+      if (this.staged && this.staged.action.card === c && !hand.querySelector(".staged")) el.classList.add("staged");
       if (this.newCards.has(c)) {
         el.classList.add("new");
         if (this.fx.hand) el.classList.add("fx-in");
@@ -1587,19 +1696,76 @@ class TableClient {
 
   // ---- moves -------------------------------------------------------------------------------
 
+  /** While a lay-off waits to be sent, another move would race it: the person is told. */
+  stagedFirst() {
+    if (!this.staged) return false;
+    this.notice = { kind: "info", text: "Play the lay-off now or undo it first." };
+    this.render();
+    return true;
+  }
+
   discardSelected() {
+    if (this.stagedFirst()) return;
     const [card] = this.selectedCards();
     if (!card) return;
     this.act({ type: "discard", player: this.seat, card });
   }
 
   playOnMeld(i) {
+    if (this.stagedFirst()) return;
     const [card] = this.selectedCards();
     if (!card) return;
     const options = this.legal.filter((a) => ["lay_off", "swap_joker"].includes(a.type) && a.card === card && a.meld === i);
-    if (options.length === 1) this.act(options[0]);
+    if (options.length === 1) this.stage(options[0]);
     else if (options.length > 1) { this.choice = options; this.render(); }
     else this.act({ type: "lay_off", player: this.seat, card, meld: i }); // the server says why not
+  }
+
+  /** A lay-off (or swap) clicked onto a meld waits a moment, shown in place, so that a slip
+   * can be undone before it is sent; "Play it now" sends it at once, and so does a turn clock
+   * about to run out. */
+  stage(action) {
+    this.unstage();
+    const d = this.deadline;
+    const left = d && d.kind === "turn" && d.seat === this.seat ? d.end - Date.now() : Infinity;
+    if (left < STAGE_MS + 1500) { this.act(action); return; }
+    const timer = setTimeout(() => this.sendStaged(), STAGE_MS);
+    this.staged = { action, end: Date.now() + STAGE_MS, timer };
+    this.selected.clear();
+    this.announce(`${actionLabel(action, this.view, this.seat)}: sent in ${secs(STAGE_MS)} seconds; press u to undo.`);
+    this.render();
+  }
+
+  sendStaged() {
+    const s = this.staged;
+    if (!s) return;
+    this.unstage();
+    this.act(s.action);
+  }
+
+  /** Take back the staged lay-off (``undo``: the person asked, the card is selected again). */
+  unstage(undo = false) {
+    const s = this.staged;
+    if (!s) return false;
+    clearTimeout(s.timer);
+    this.staged = null;
+    if (undo) {
+      const i = this.handOrder.indexOf(s.action.card);
+      if (i >= 0) { this.selected = new Set([i]); this.cursor = i; }
+      this.announce("Lay-off undone.");
+      this.render();
+    }
+    return true;
+  }
+
+  renderStaged() {
+    const s = this.staged;
+    if (!s) return null;
+    return h("div#staged.staged", { role: "status" },
+      h("span", {}, richText(actionLabel(s.action, this.view, this.seat))),
+      h("span.clock", { dataset: { clockStaged: "1" } }),
+      h("button#staged-send.small", { type: "button", text: "Play it now", onclick: () => this.sendStaged() }),
+      h("button#staged-undo.small.secondary", { type: "button", "aria-keyshortcuts": "u", text: "Undo", onclick: () => this.unstage(true) }));
   }
 
   startBorrow(meld, card) {
@@ -1670,7 +1836,11 @@ class TableClient {
         if (go && !this.editing) { e.preventDefault(); this.act(go); }
         return;
       }
+      case "u":
+        if (this.unstage(true)) e.preventDefault();
+        return;
       case "d":
+        if (this.staged) { e.preventDefault(); this.stagedFirst(); return; }
         if (this.myTurnPlay() && this.selected.size === 1) { e.preventDefault(); this.discardSelected(); }
         return;
       case "s": {
@@ -1793,6 +1963,19 @@ class TableClient {
     return this.sheet("score-dialog", "Score sheet", this.renderScoreSheet(false));
   }
 
+  /** Back at a seat a bot covered: the bot's moves for this seat and the hands that ended
+   * meanwhile (the server's events, as this seat's log reads them). */
+  renderAway() {
+    const events = this.away.events || [];
+    const players = this.players();
+    const body = events.length ?
+      h("ol#away-moves.log-lines", {}, events.map((ev) => h("li", { dataset: { type: ev.type || "" } }, entryNodes(ev, players, this.seat)))) :
+      h("p.muted", { text: "Nothing happened at your seat." });
+    const close = () => { this.overlay = null; this.away = null; this.render(); };
+    return this.sheet("away", "While you were away, a computer player played your seat",
+      body, h("button#away-ok", { type: "button", text: "Back to the game", onclick: close }));
+  }
+
   renderKeys() {
     return this.sheet("keys-help", "Keys", h("dl.keys", {}, KEYS.map(([k, what]) => [h("dt", {}, h("kbd", { text: k })), h("dd", { text: what })])));
   }
@@ -1863,6 +2046,8 @@ class TableClient {
       const on = d && d.kind === "turn" && String(d.seat) === el.dataset.clockSeat;
       el.textContent = on ? `⏱ ${secs(d.end - now)} s` : "";
     }
+    const st = this.root.querySelector("[data-clock-staged]");
+    if (st && this.staged) st.textContent = `sent in ${secs(this.staged.end - now)} s`;
     const b = this.root.querySelector("[data-clock-buy]");
     if (b && d && (d.kind === "buy" || d.kind === "call")) b.textContent = `closes in ${secs(d.end - now)} s`;
     const bar = this.root.querySelector("#window-bar:not(.open-ended)");
