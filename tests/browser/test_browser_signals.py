@@ -174,3 +174,25 @@ def test_reduced_motion_is_quiet_until_sound_is_switched_on(
     _wait_sound(ann, "turn")
     assert _sounds(ann) == ["down", "turn"]
     assert not ann.errors and not bea.errors
+
+
+def test_a_player_going_out_is_heard_by_everyone(server: Server, make_player: Any) -> None:
+    ann, bea = _hooked(make_player, "Ann"), _hooked(make_player, "Bea")
+    # Bea's second draw is the 8H: she lays it off on her eights and goes out on the 9H
+    two_at_a_table(server, ann, bea, stock_top="QH 4S 8H 3H")
+    _bea_goes_down_and_discards(bea)
+    ann.page.wait_for_selector(".table-page[data-legal~='draw']")
+    ann.perform({"type": "draw"})
+    ann.perform({"type": "discard", "card": "KH"})
+    bea.page.wait_for_selector(".table-page[data-legal~='draw']")
+    bea.perform({"type": "draw"})
+    lay = bea.hint()
+    assert lay["type"] == "lay_off" and lay["card"] == "8H", lay
+    bea.perform(lay)
+    bea.perform({"type": "discard", "card": "9H"})
+    for p in (ann, bea):
+        _wait_sound(p, "out")
+    # going out sounds once; Bea's own going down was silent for her
+    assert _sounds(ann)[-1:] == ["out"] and _sounds(ann).count("down") == 1
+    assert _sounds(bea) == ["turn", "turn", "out"]
+    assert not ann.errors and not bea.errors

@@ -158,12 +158,14 @@ def _deck(preset: str, overrides: dict[str, Any], hands: list[str], upcard: str,
     return [card_str(c) for c in deck]
 
 
-def two_at_a_table(server: Server, ann: Player, bea: Player, buy_timer: float | None = None) -> str:
+def two_at_a_table(server: Server, ann: Player, bea: Player, buy_timer: float | None = None,
+                   stock_top: str = "QH 4S JC 3H 5C 6C") -> str:
     """Ann (host, seat 0: every suit in her hand) and Bea (seat 1: two sets, she goes down on her
-    first turn, and plays first) at a started hoyle table of one hand; no turn clock."""
+    first turn, and plays first) at a started hoyle table of one hand; no turn clock; the stock
+    starts with ``stock_top``."""
     overrides = {"hands": [1]}  # hoyle hand 1: two sets, 7 cards
     deals = _deck("hoyle", overrides, ["KH QS 4D 3C 5S 6D AH", "7S 7D 7C 8S 8D 8C 9H"], "KD",
-                  "QH 4S JC 3H 5C 6C")
+                  stock_top)
     table = open_table_as_host(server, ann, {
         "nickname": ann.name, "rules": "hoyle", "overrides": overrides, "seed": 3,
         "seats": [{"kind": "human"}] * 2, "turn_timer": None, "buy_timer": buy_timer,
