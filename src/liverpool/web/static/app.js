@@ -8,6 +8,7 @@ import { showTable } from "./table.js";
 import { showReplay } from "./replay.js";
 import { showLeaderboard, showPlayer } from "./player.js";
 import { carriedNotice, getPlayer, h, onPlayerChange } from "./util.js";
+import { mountSettings } from "./settings.js";
 
 function drawNav() {
   const nav = document.getElementById("nav");
@@ -19,6 +20,7 @@ function drawNav() {
 }
 
 drawNav();
+mountSettings();
 onPlayerChange(drawNav);
 carriedNotice();
 

@@ -23,6 +23,7 @@ import {
   meldOrder, richText, sortCards, symbolize,
 } from "./cards.js";
 import { cardGlyph, entryNodes, entryWords } from "./events.js";
+import { resetSignals, signalEvents, signalTurn, signalWindow } from "./notify.js";
 import {
   PRIVATE_TABLE, absoluteUrl, actionLabel, api, changeText, copyText, errorText, forgetKey,
   forgetSecret, forgetSeat, getPlayer, h, markSeatLeft, ordinal, playerFor, ratingText, ratingValue, savedSecret,
@@ -318,6 +319,7 @@ class TableClient {
     document.body.classList.remove("in-game");
     if (this.ws) this.ws.close();
     if (current === this) current = null;
+    resetSignals();
     this.setConn("closed");
   }
 
@@ -470,6 +472,7 @@ class TableClient {
         const said = events.filter((ev) => ev.type !== "passed" && ev.text)
           .map((ev) => entryWords(ev, this.players(), this.seat));
         if (said.length) this.announce(said.join(". "));
+        signalEvents(events, this.seat);
         if (msg.action) this.afterAction(msg.action);
         // the action that ended a hand: its hand_ended event is the hand as it was scored
         const end = events.find((ev) => ev.type === "hand_ended");
@@ -739,12 +742,14 @@ class TableClient {
     const mine = this.seat !== null && this.legal.length > 0 && this.view.to_act.includes(this.seat);
     if (mine && !this.wasMine) this.announce("Your turn. " + this.promptWords());
     this.wasMine = mine;
+    signalTurn(mine, `${this.view.hand_number}:${this.view.turns_played}:${this.view.turn}`);
     if (this.view.phase === "over") { this.askStandings(); this.watchRematch(); }
   }
 
   setIntents(intents) {
     const opened = intents.length && !this.intents.length;
     this.intents = intents;
+    signalWindow(intents.length > 0);
     if (!intents.includes("buy")) this.asking.buy = this.asking.buy && this.requests.buy.includes(this.seat);
     if (!intents.includes("call")) this.asking.call = this.asking.call && this.requests.call.includes(this.seat);
     if (opened && this.view) {

@@ -144,10 +144,13 @@ export function renamePlayer(name) {
   savePlayer({ ...me, name });
 }
 
+// how the page looks and sounds: no trace of the person, so "Forget me" keeps them
+const KEPT = new Set(["liverpool:sort", "liverpool:four-color", "liverpool:theme", "liverpool:sound", "liverpool:notify"]);
+
 /** Forget everything this browser keeps of the person: the player, the nickname, the seats. */
 export function forgetEverything() {
   for (const k of Object.keys(localStorage)) {
-    if (k.startsWith("liverpool:") && k !== "liverpool:sort" && k !== "liverpool:four-color") localStorage.removeItem(k);
+    if (k.startsWith("liverpool:") && !KEPT.has(k)) localStorage.removeItem(k);
   }
   playerChanged();
 }
