@@ -239,7 +239,8 @@ class Guide {
       case "layoff":
         return { targets: ["#melds .meld.target", "#melds", "#hand"], lines: [
           "You are down: now you may add cards to any meld on the table. Select a card in your hand; the melds it fits are outlined: click one to lay the card off.",
-          ...sheetLines(client, /playing on the table/i).slice(0, 2)] };
+          // the sheet's lines about laying off, where the table has any (a call is another matter)
+          ...sheetLines(client, /playing on the table/i).filter((line) => /\blays? off|\blaying off/i.test(line))] };
       case "discard":
         return { targets: ["#discard", "#hand"], lines: [
           "End your turn by discarding one card: select it in your hand, then press Discard (or click the discard pile, or key d).",
