@@ -175,9 +175,13 @@ def test_skipped_it_is_gone_for_good_and_the_menu_brings_it_back(server: Server,
     _table(server, ann, stacked=False)
     ann.page.wait_for_selector(".table-page[data-legal~='draw']")
     _step(ann, "draw")
-    ann.page.click("#guide-skip")
+    # keyboard: the callout's buttons are reached and pressed like any other, and the focus
+    # goes back to the hand
+    ann.page.focus("#guide-skip")
+    ann.page.keyboard.press("Enter")
     ann.page.wait_for_selector("#guide", state="hidden")
     assert _guide_state(ann) == {"done": True}
+    assert ann.page.evaluate("() => document.activeElement.matches('#hand .card')")
 
     ann.page.reload()
     ann.page.wait_for_selector(".table-page[data-legal~='draw'] #stock.clickable")
@@ -188,9 +192,7 @@ def test_skipped_it_is_gone_for_good_and_the_menu_brings_it_back(server: Server,
     ann.page.click("#guide-again")
     _step(ann, "draw")
     assert ann.page.locator("#game-menu").count() == 0
-    # keyboard: the callout's buttons are reached and pressed like any other
-    ann.page.focus("#guide-next")
-    ann.page.keyboard.press("Enter")
+    ann.page.click("#guide-next")
     ann.page.wait_for_selector("#guide", state="hidden")
     assert _guide_state(ann)["seen"] == ["draw"]
     assert not ann.errors, ann.errors

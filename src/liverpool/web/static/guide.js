@@ -102,7 +102,13 @@ class Guide {
   finish() {
     save({ done: true });
     this.notes = [];
+    // a keyboard user who pressed Skip or Done goes on from the hand, not from the page's top
+    const had = this.box && this.box.contains(document.activeElement);
     this.hide();
+    if (had) {
+      const back = document.querySelector('#app #hand .card[tabindex="0"]') || document.querySelector("#app #dock button");
+      if (back) back.focus({ preventScroll: true });
+    }
   }
 
   /** "Show the guide again" (the game menu, the keys dialog): from now, on this table. */
