@@ -188,15 +188,25 @@ def act_key(a: dict[str, Any]) -> str:
     return json.dumps(a, sort_keys=True, separators=(",", ":"))
 
 
+# the first-game guide (static/guide.js) marked done, as for someone who has seen it
+GUIDE_SEEN = ("try { localStorage.setItem('liverpool:guide', JSON.stringify({done: true})); }"
+              " catch (e) {}")
+
+
 class Player:
-    """One person at the table: a browser context (own storage, so own seat token) and page."""
+    """One person at the table: a browser context (own storage, so own seat token) and page.
+    The first-game guide is for people new to the page: a player has seen it already, unless
+    made with ``guide=True`` (the guide's own tests)."""
 
     def __init__(self, browser: Any, server: Server, name: str,
-                 viewport: dict[str, int] | None = None, **context: Any) -> None:
+                 viewport: dict[str, int] | None = None, guide: bool = False,
+                 **context: Any) -> None:
         self.name = name
         self.server = server
         self.context = browser.new_context(viewport=viewport or {"width": 1100, "height": 900},
                                            **context)
+        if not guide:
+            self.context.add_init_script(GUIDE_SEEN)
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
@@ -303,13 +313,13 @@ def open_table_as_host(server: Server, host: Player, body: dict[str, Any]) -> st
     return table
 
 
-def finished_game(server: Server) -> tuple[str, dict[str, Any]]:
+def finished_game(server: Server, key: str | None = None) -> tuple[str, dict[str, Any]]:
     """A two-hand game of bots, played to the end (the host's seat is played by its turn
-    timer), and its replay."""
+    timer), and its replay (``key``: the host seat is this player's)."""
     res = server.api("POST", "/api/tables", {
         "nickname": "Ann", "rules": "standard", "overrides": {"hands": [1, 2]}, "seed": 21,
         "seats": [{"kind": "human"}, {"kind": "bot", "level": "basic"},
-                  {"kind": "bot", "level": "basic"}], "turn_timer": 0.01})
+                  {"kind": "bot", "level": "basic"}], "turn_timer": 0.01}, key=key)
     table = str(res["table"]["id"])
     server.api("POST", f"/api/tables/{table}/start", {"token": res["token"]})
     end = time.monotonic() + 90
@@ -339,12 +349,13 @@ def wait_any_turn(people: list[Player], timeout: float = 20.0) -> None:
 
 @pytest.fixture
 def make_player(browser: Any, server: Server) -> Iterator[Any]:
-    """make_player(name, viewport=None, **context options): a new person with a browser
-    context of their own."""
+    """make_player(name, viewport=None, guide=False, **context options): a new person with a
+    browser context of their own (``guide``: new to the page, shown the first-game guide)."""
     made: list[Player] = []
 
-    def make(name: str, viewport: dict[str, int] | None = None, **context: Any) -> Player:
-        pl = Player(browser, server, name, viewport, **context)
+    def make(name: str, viewport: dict[str, int] | None = None, guide: bool = False,
+             **context: Any) -> Player:
+        pl = Player(browser, server, name, viewport, guide, **context)
         made.append(pl)
         return pl
 

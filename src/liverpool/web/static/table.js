@@ -23,6 +23,7 @@ import {
   meldOrder, richText, sortCards, symbolize,
 } from "./cards.js";
 import { cardGlyph, entryNodes, entryWords } from "./events.js";
+import { guide, guideButton } from "./guide.js";
 import { resetSignals, signalEvents, signalTurn, signalWindow } from "./notify.js";
 import {
   PRIVATE_TABLE, absoluteUrl, actionLabel, api, changeText, copyText, errorText, forgetKey,
@@ -317,6 +318,7 @@ class TableClient {
     clearInterval(this.pinger);
     document.removeEventListener("keydown", this.onKeyDown);
     document.body.classList.remove("in-game");
+    guide.stop();
     if (this.ws) this.ws.close();
     if (current === this) current = null;
     resetSignals();
@@ -916,6 +918,7 @@ class TableClient {
     }
     this.fx = {};
     this.updateClocks();
+    guide.update(this);
   }
 
   /** Where the person was (scroll positions inside the screen, the focused control), kept
@@ -1950,7 +1953,7 @@ class TableClient {
   renderMenu() {
     return this.sheet("game-menu", "Game menu", h("div.menu-items", {},
       h("button#leave-game.danger", { type: "button", disabled: this.seatLeft(this.seat), text: this.seatLeft(this.seat) ? "You left the game" : "Leave the game…", onclick: () => { this.overlay = "leave"; this.render(); } }),
-      h("a.button.secondary", { href: "/", target: "_blank", rel: "noopener", text: "Open the lobby in a new tab" })));
+      h("a.button.secondary", { href: "/", target: "_blank", rel: "noopener", text: "Open the lobby in a new tab" }), guideButton(this)));
   }
 
   renderLeave() {
@@ -1982,7 +1985,7 @@ class TableClient {
   }
 
   renderKeys() {
-    return this.sheet("keys-help", "Keys", h("dl.keys", {}, KEYS.map(([k, what]) => [h("dt", {}, h("kbd", { text: k })), h("dd", { text: what })])));
+    return this.sheet("keys-help", "Keys", h("dl.keys", {}, KEYS.map(([k, what]) => [h("dt", {}, h("kbd", { text: k })), h("dd", { text: what })])), guideButton(this));
   }
 
   /** The end of a hand: who went out, everyone's cards left with the points, the totals, and
