@@ -345,18 +345,19 @@ def test_the_lobby_describes_presets_and_labels_every_option(server: Server,
                        if any(k["topic"] == t for k in config["knobs"])]
     standard = config["presets"]["standard"]
     for k in config["knobs"]:
-        knob, value = k["knob"], standard[k["knob"]]
-        assert page.inner_text(f"label[for='knob-{knob}']") == k["label"]
-        tag, kind = page.eval_on_selector(f"#knob-{knob}", "e => [e.tagName, e.type]")
-        if knob in ("going_out", "playable_discard", "joker_swap", "buy_priority",
-                    "progression"):
+        knob, value, kind = k["knob"], standard[k["knob"]], k["control"]["type"]
+        assert page.inner_text(f".knob[data-for='{knob}'] .knob-label") == k["label"]
+        tag, typ = page.eval_on_selector(f"#knob-{knob}", "e => [e.tagName, e.type]")
+        # each control by its type: never a JSON text
+        if kind == "choice":
             assert tag == "SELECT", knob
-        elif knob in ("contracts", "deal_sizes", "decks", "card_points", "hands", "naturals"):
-            assert kind == "text" and page.input_value(f"#knob-{knob}").startswith(("[", "{", "n"))
+        elif kind in ("numbers", "rows", "fields"):
+            assert tag == "DIV" and page.locator(f"#knob-{knob} input[type='number']").count() \
+                >= (len(value) if isinstance(value, list | dict) else 0), knob
         elif isinstance(value, bool):
-            assert kind == "checkbox", knob
+            assert typ == "checkbox", knob
         else:
-            assert kind == "number", knob
+            assert typ == "number", knob
     choices = page.eval_on_selector_all("#knob-going_out option", "os => os.map(o => o.value)")
     assert choices == ["discard", "empty", "float"]
 
@@ -370,15 +371,19 @@ def test_the_lobby_describes_presets_and_labels_every_option(server: Server,
     page.fill("#knob-max_buys", "-1")
     page.wait_for_selector("#knobs-changed:has-text('1 changed')")
     page.click("#create")
-    page.wait_for_selector("#knob-max_buys-error:has-text('max_buys')")
+    page.wait_for_selector("#knob-max_buys-error:has-text('Buys per hand')")
     assert page.evaluate("() => document.activeElement.id") == "knob-max_buys"
     assert "/t/" not in page.url
-    # a list that is not JSON is caught before it is sent, beside its field
+    # the contracts played: ticked off "every contract", two hands, a number left out is
+    # caught before it is sent, beside its field
     page.fill("#knob-max_buys", "2")
-    page.fill("#knob-hands", "[1, 2")
+    page.uncheck(".knob[data-for='hands'] .none-choice input")
+    page.fill("#knob-hands li.row:nth-child(1) input", "1")
+    page.click("#knob-hands .add-row")
+    page.fill("#knob-hands li.row:nth-child(2) input", "")
     page.click("#create")
-    page.wait_for_selector("#knob-hands-error:has-text('JSON')")
-    page.fill("#knob-hands", "[1, 2]")
+    page.wait_for_selector("#knob-hands-error:has-text('number')")
+    page.fill("#knob-hands li.row:nth-child(2) input", "2")
     page.uncheck("#knob-no_discard_of_taken_card") if standard["no_discard_of_taken_card"] \
         else page.check("#knob-no_discard_of_taken_card")
     page.click("#create")

@@ -40,6 +40,7 @@ from liverpool.bots.expert import ExpertBot
 from liverpool.engine import Game, Phase
 from liverpool.outofturn import after_silence
 from liverpool.rules import PRESET_NAMES, RuleSet
+from liverpool.rulestext import KNOB_INFO
 from liverpool.web import creation
 from liverpool.web import seats as seats_mod
 from liverpool.web.creation import check_web_rules
@@ -322,7 +323,9 @@ async def test_rules_whose_legal_listing_is_costly_are_refused(
                                                      "overrides": overrides})
             body = refused(r, 400, "bad_rules")
             knob = body["field"].removeprefix("overrides.")
-            assert knob in knobs and body["message"].startswith(f"{knob}:"), (overrides, body)
+            # named for the form (knob) and for a person (the option's label)
+            assert knob in knobs and body["knob"] == knob, (overrides, body)
+            assert body["message"].startswith(f"{KNOB_INFO[knob].label}:"), (overrides, body)
         assert built == []
 
 

@@ -31,6 +31,19 @@ async def test_pages_and_config(sqlite_url: str) -> None:
         assert sorted(cfg["presets"]) == sorted(PRESET_NAMES)
         assert cfg["presets"]["standard"]["going_out"] == "float"
         assert cfg["levels"] == ["random", "basic", "expert", "mine"]
+        # every knob has a control by type for the form, never a JSON text; the lists are held
+        # to this server's bounds
+        controls = {k["knob"]: k["control"] for k in cfg["knobs"]}
+        assert controls["contracts"]["type"] == "rows" and controls["contracts"]["max_items"] == 12
+        assert [f["max"] for f in controls["contracts"]["fields"][:2]] == [3, 3]
+        assert controls["decks"]["fields"][1]["max"] == 4
+        assert controls["card_points"]["type"] == "fields"
+        assert controls["going_out"]["options"][0] == {"value": "discard",
+                                                       "text": "By throwing away your last card"}
+        # the two May I? clocks are named apart, each with a line of help
+        clocks = cfg["clocks"]
+        assert clocks["buy_timer"]["label"] != clocks["buy_window"]["label"]
+        assert all(c["help"] for c in clocks.values())
 
 
 async def test_lobby_checks_what_it_is_given(sqlite_url: str) -> None:
@@ -58,6 +71,31 @@ async def test_lobby_checks_what_it_is_given(sqlite_url: str) -> None:
             assert r.status_code == 400 and r.json()["error"] == code, (body, r.text)
             assert r.json()["message"]
         assert (await srv.http.get("/api/tables")).json()["tables"] == []
+
+
+async def test_a_refused_rule_option_is_named_for_the_form_and_in_words(sqlite_url: str) -> None:
+    async with serve(sqlite_url, allow_seed=False) as srv:
+        seats = [{"kind": "human"}] * 3
+        cases = [({"max_buys": -1}, "max_buys", "Buys per hand (empty: no limit): must be 0"),
+                 ({"swap_at_go_down": 1, "joker_swap": "none"}, "swap_at_go_down",
+                  "Swaps allowed just before going down: needs \u201cJokers may be swapped out "
+                  "of\u201d"),
+                 ({"contracts": [{"sets": 0, "runs": 0}] + [{"sets": 2, "runs": 0}] * 6},
+                  "contracts",
+                  "The contracts, hand by hand: contract 1 must ask for at least one meld"),
+                 ({"decks": 6}, "decks", "Decks (by number of players): on this server 1 to 4")]
+        for overrides, knob, words in cases:
+            r = await srv.http.post("/api/tables", json={"nickname": "A", "seats": seats,
+                                                         "overrides": overrides})
+            body = r.json()
+            assert r.status_code == 400 and body["error"] == "bad_rules", body
+            assert body["knob"] == knob and body["field"] == f"overrides.{knob}"
+            assert body["message"].startswith(words), body
+            assert "_" not in body["message"], body
+        # a clock is refused under its lobby label
+        r = await srv.http.post("/api/tables", json={"nickname": "A", "seats": seats,
+                                                     "buy_timer": -1})
+        assert r.json()["message"].startswith("May I? time limit: ") and "knob" not in r.json()
         t = await srv.create([{"kind": "human"}, {"kind": "human"},
                               {"kind": "bot", "level": "expert:20it"}],
                              overrides={"max_buys": 2}, buy_timer=5, public=True)

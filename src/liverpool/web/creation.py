@@ -23,6 +23,7 @@ from typing import Any
 from ..cards import parse_card
 from ..engine import Game
 from ..rules import PRESET_NAMES, PRESETS, RulesError, RuleSet
+from ..rulestext import CLOCKS, KNOB_INFO, refusal_words
 from .limits import ApiError, Limits, check_level, clean_nickname
 from .seats import new_secret
 
@@ -32,6 +33,27 @@ MAX_PENALTY = 1  # penalty cards taken with each buy
 MAX_MELDS = 3  # melds one contract asks for
 WILDS_PER_DECK = 6  # jokers, and the four 2s where deuces are wild
 MAX_SWAPS_AT_GO_DOWN = 1  # jokers swapped just before going down
+
+# the web rule bounds by knob, in the form's terms (rulestext.knob_control: min, max of each
+# number, max_items of a list; "fields" by position): checked by check_web_rules, and offered
+# as the lobby form's bounds (web_form)
+WEB_BOUNDS: dict[str, dict[str, Any]] = {
+    "decks": {"fields": [{}, {"max": 4}]},
+    "jokers_per_deck": {"max": 4},
+    "deal_sizes": {"max": MAX_DEAL, "max_items": 12},
+    "contracts": {"max_items": 12, "fields": [{"max": MAX_MELDS}, {"max": MAX_MELDS}, {}, {}]},
+    "min_set": {"min": 3},
+    "hands": {"max_items": 24},
+    "penalty_cards": {"max": MAX_PENALTY},
+    "max_buys": {"max": 50},
+    "stock_reshuffles": {"max": 10},
+    "turn_limit": {"max": 500},
+    "own_max_hands": {"max": 30},
+    "swap_at_go_down": {"max": MAX_SWAPS_AT_GO_DOWN},
+    "card_points": {"max": 1000},
+    "rummy_points": {"max": 1000},
+    "cut_bonus": {"max": 1000},
+}
 
 MAX_SEATS = 8
 MAX_OVERRIDES = 64
@@ -64,16 +86,19 @@ def parse_create(body: Mapping[str, Any], limits: Limits, bot_commands: Mapping[
                        "overrides")
     try:
         rules = RuleSet.preset(preset, overrides)
-    except (RulesError, TypeError, ValueError, OverflowError) as e:
-        knob = e.knob if isinstance(e, RulesError) else None
-        raise ApiError(400, "bad_rules", str(e)[:500],
-                       f"overrides.{knob}" if knob else "overrides") from None
+    except RulesError as e:
+        # in the rules reference's words, at the option it names (a page places it there)
+        knob = e.knob if e.knob in KNOB_INFO else None
+        raise ApiError(400, "bad_rules", refusal_words(e)[:500],
+                       f"overrides.{knob}" if knob else "overrides", knob=knob) from None
+    except (TypeError, ValueError, OverflowError) as e:
+        raise ApiError(400, "bad_rules", str(e)[:500], "overrides") from None
     check_web_rules(rules, limits)
     seats = _seats(body.get("seats"), limits, bot_commands)
     try:
         rules.check_players(len(seats))
     except RulesError as e:
-        raise ApiError(400, "bad_rules", str(e), "seats") from None
+        raise ApiError(400, "bad_rules", refusal_words(e), "seats") from None
     public = body.get("public", False)
     if not isinstance(public, bool):
         raise ApiError(400, "bad_request", "public must be true or false", "public")
@@ -156,32 +181,53 @@ def check_web_rules(rules: RuleSet, limits: Limits) -> None:
     the slowest listing of long random games stays in the tens of milliseconds; any of them
     above it made that several to hundreds of times slower (one listing of 17 s was seen)."""
     def need(ok: bool, knob: str, bound: str) -> None:
-        if not ok:
-            raise ApiError(400, "bad_rules", f"{knob}: on this server {bound}",
-                           f"overrides.{knob}")
+        if not ok:  # worded by the option's label, as the lobby shows it
+            raise ApiError(400, "bad_rules", f"{KNOB_INFO[knob].label}: on this server {bound}",
+                           f"overrides.{knob}", knob=knob)
 
-    need(all(1 <= d <= 4 for _, d in rules.decks), "decks", "1..4 decks")
-    need(0 <= rules.jokers_per_deck <= 4, "jokers_per_deck", "0..4")
+    most = WEB_BOUNDS
+    need(all(1 <= d <= most["decks"]["fields"][1]["max"] for _, d in rules.decks), "decks",
+         f"1 to {most['decks']['fields'][1]['max']} decks")
+    need(0 <= rules.jokers_per_deck <= most["jokers_per_deck"]["max"], "jokers_per_deck",
+         f"0 to {most['jokers_per_deck']['max']}")
     need(rules.jokers_per_deck + (4 if rules.deuces_wild else 0) <= WILDS_PER_DECK,
-         "jokers_per_deck", f"at most {WILDS_PER_DECK} wilds a deck (the jokers, and the 2s "
-                            f"when deuces_wild)")
-    need(len(rules.deal_sizes) <= 12 and all(1 <= d <= MAX_DEAL for d in rules.deal_sizes),
-         "deal_sizes", f"each deal is 1..{MAX_DEAL} cards, at most 12 deals")
-    need(len(rules.contracts) <= 12 and all(c.sets + c.runs <= MAX_MELDS
-                                            for c in rules.contracts),
-         "contracts", f"at most 12 contracts of at most {MAX_MELDS} melds each")
-    need(rules.min_set >= 3, "min_set", "3 or more")
-    need(rules.hands is None or len(rules.hands) <= 24, "hands", "at most 24 hands")
-    need(rules.penalty_cards <= MAX_PENALTY, "penalty_cards", f"0..{MAX_PENALTY}")
-    need(rules.max_buys is None or rules.max_buys <= 50, "max_buys", "null or 0..50")
-    need(rules.stock_reshuffles <= 10, "stock_reshuffles", "0..10")
-    need(rules.turn_limit <= 500, "turn_limit", "1..500")
-    need(rules.own_max_hands <= 30, "own_max_hands", "1..30")
-    need(rules.swap_at_go_down <= MAX_SWAPS_AT_GO_DOWN, "swap_at_go_down",
-         f"0..{MAX_SWAPS_AT_GO_DOWN}")
-    need(all(p <= 1000 for p in rules.card_points), "card_points", "each 0..1000")
-    need(rules.rummy_points <= 1000, "rummy_points", "0..1000")
-    need(rules.cut_bonus <= 1000, "cut_bonus", "0..1000")
+         "jokers_per_deck", f"at most {WILDS_PER_DECK} wild cards a deck (the jokers, and the "
+                            f"2s when they are wild)")
+    need(len(rules.deal_sizes) <= most["deal_sizes"]["max_items"]
+         and all(1 <= d <= MAX_DEAL for d in rules.deal_sizes),
+         "deal_sizes", f"each deal is 1 to {MAX_DEAL} cards, at most "
+                       f"{most['deal_sizes']['max_items']} deals")
+    need(len(rules.contracts) <= most["contracts"]["max_items"]
+         and all(c.sets + c.runs <= MAX_MELDS for c in rules.contracts),
+         "contracts", f"at most {most['contracts']['max_items']} hands, each asking for at "
+                      f"most {MAX_MELDS} sets and runs in all")
+    need(rules.min_set >= most["min_set"]["min"], "min_set",
+         f"{most['min_set']['min']} or more cards")
+    need(rules.hands is None or len(rules.hands) <= most["hands"]["max_items"], "hands",
+         f"at most {most['hands']['max_items']} hands")
+    for knob in ("penalty_cards", "max_buys", "stock_reshuffles", "turn_limit", "own_max_hands",
+                 "swap_at_go_down", "rummy_points", "cut_bonus"):
+        value = getattr(rules, knob)
+        need(value is None or value <= most[knob]["max"], knob,
+             f"at most {most[knob]['max']}")
+    need(all(p <= most["card_points"]["max"] for p in rules.card_points), "card_points",
+         f"each at most {most['card_points']['max']} points")
+
+
+def web_form(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A knob form (``rulestext.knob_form``) with each control held to this server's bounds
+    (``WEB_BOUNDS``), so that a page offers no value the server would refuse for its cost."""
+    out = []
+    for row in rows:
+        bounds = WEB_BOUNDS.get(row["knob"])
+        if bounds:
+            control = {**row["control"], **{k: v for k, v in bounds.items() if k != "fields"}}
+            if "fields" in bounds:
+                control["fields"] = [{**f, **b} for f, b in
+                                     zip(control["fields"], bounds["fields"], strict=True)]
+            row = {**row, "control": control}
+        out.append(row)
+    return out
 
 
 def check_timer(value: Any, field: str, limits: Limits) -> float | None:
@@ -190,9 +236,9 @@ def check_timer(value: Any, field: str, limits: Limits) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) \
             or not limits.min_timer <= value <= limits.max_timer or value <= 0:
-        raise ApiError(400, "bad_request", f"{field} must be a number of seconds, "
-                                           f"{limits.min_timer:g} <= s <= "
-                                           f"{limits.max_timer:g}, or null", field)
+        raise ApiError(400, "bad_request", f"{_clock(field)}: a number of seconds from "
+                                           f"{limits.min_timer:g} to {limits.max_timer:g}, or "
+                                           f"empty (null) for none", field)
     return float(value)
 
 
@@ -201,6 +247,11 @@ def check_seconds(value: Any, field: str, most: float) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= most:
-        raise ApiError(400, "bad_request", f"{field} must be a number of seconds, "
-                                           f"0 <= s <= {most:g}, or null", field)
+        raise ApiError(400, "bad_request", f"{_clock(field)}: a number of seconds from 0 to "
+                                           f"{most:g}, or empty (null) for the server's", field)
     return float(value)
+
+
+def _clock(field: str) -> str:
+    """A clock's name as the lobby labels it ("May I? time limit"), for its refusals."""
+    return CLOCKS[field][0].removesuffix(" (s)") if field in CLOCKS else field

@@ -38,21 +38,25 @@ ENV_PREFIX = "LIVERPOOL_LIMIT_"
 
 class ApiError(Exception):
     """A refused request: HTTP status, error code, a message a person can read and, where one
-    is at fault, the field."""
+    is at fault, the field (and for a rule option, its knob: the form places the message
+    by it)."""
 
     def __init__(self, status: int, code: str, message: str, field: str | None = None,
-                 retry_after: int | None = None) -> None:
+                 retry_after: int | None = None, knob: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.field = field
         self.retry_after = retry_after
+        self.knob = knob
 
     def body(self) -> dict[str, Any]:
         out: dict[str, Any] = {"error": self.code, "message": self.message}
         if self.field is not None:
             out["field"] = self.field
+        if self.knob is not None:
+            out["knob"] = self.knob
         return out
 
 

@@ -22,10 +22,10 @@ from starlette.requests import HTTPConnection
 
 from ..bots import LEVELS
 from ..rules import PRESET_NAMES, PRESETS, RuleSet
-from ..rulestext import PRESET_LINES, TOPICS, knob_form
+from ..rulestext import CLOCKS, PRESET_LINES, TOPICS, knob_form
 from .cluster import HeldElsewhere
 from .context import ServerContext, context_of
-from .creation import CreateRequest, check_startable, parse_create
+from .creation import CreateRequest, check_startable, parse_create, web_form
 from .guard import client_of
 from .limits import TABLE_ID, ApiError, Limits, clean_nickname, json_depth_ok, secret_text
 from .table import TableOwner
@@ -39,11 +39,14 @@ router = APIRouter()
 async def config(request: Request) -> dict[str, Any]:
     context = context_of(request)
     return {"presets": {name: PRESETS[name].to_json() for name in PRESET_NAMES},
-            # words for people: a line per preset, each knob's topic and label
+            # words for people: a line per preset, each knob's topic, label and control (how
+            # the form sets it, held to this server's bounds), the table clocks' labels and help
             "preset_lines": dict(PRESET_LINES),
-            "knobs": [{key: row[key] for key in ("knob", "topic", "label")}
-                      for row in knob_form(RuleSet())],
+            "knobs": [{key: row[key] for key in ("knob", "topic", "label", "control")}
+                      for row in web_form(knob_form(RuleSet()))],
             "topics": list(TOPICS),
+            "clocks": {key: {"label": label, "help": help_line}
+                       for key, (label, help_line) in CLOCKS.items()},
             "levels": [*LEVELS, *context.bot_commands], "limits": context.limits.public(),
             "version": _package_version()}
 

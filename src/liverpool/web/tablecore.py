@@ -24,7 +24,7 @@ from ..cards import card_str, wild_cards
 from ..engine import Game, Phase
 from ..record import game_record
 from ..rules import RuleSet
-from ..rulestext import rules_sheet
+from ..rulestext import clock_lines, rules_sheet
 from .clocks import Clocks, Post
 from .playerstore import FORMER, SeatOf
 from .seating import Seating
@@ -50,11 +50,6 @@ class TableCore:
         self.preset: str = cfg["rules"]
         self.overrides: dict[str, Any] = cfg.get("overrides") or {}
         self.rules = RuleSet.preset(self.preset, self.overrides)
-        # the rule set in force, its sheet and its wild cards, worked out once
-        self._rules_words: dict[str, Any] = {
-            "knobs": self.rules.to_json(),
-            "rules_sheet": [[heading, lines] for heading, lines in rules_sheet(self.rules)],
-            "wild_cards": [card_str(c) for c in sorted(wild_cards(self.rules.deuces_wild))]}
         self.seed: int = cfg["seed"]
         self.deals: list[list[str]] | None = cfg.get("deals")
         self.turn_timer: float | None = cfg.get("turn_timer")
@@ -62,6 +57,15 @@ class TableCore:
         window, pause = cfg.get("buy_window"), cfg.get("hand_pause")
         self.buy_window: float = settings.buy_window if window is None else float(window)
         self.hand_pause: float = settings.hand_pause if pause is None else float(pause)
+        # the rule set in force, its sheet (for this table's players, with its clocks before
+        # its changes) and its wild cards, worked out once
+        sheet = rules_sheet(self.rules, players=len(cfg["seats"]))
+        sheet.insert(-1, ("This table's clocks", clock_lines(
+            self.turn_timer, self.buy_timer, self.buy_window, self.hand_pause)))
+        self._rules_words: dict[str, Any] = {
+            "knobs": self.rules.to_json(),
+            "rules_sheet": [[heading, lines] for heading, lines in sheet],
+            "wild_cards": [card_str(c) for c in sorted(wild_cards(self.rules.deuces_wild))]}
         self.seating = Seating(cfg)
         self.log = TableLog(stored.id, store, stored.notes)
         self.clocks = Clocks(post)

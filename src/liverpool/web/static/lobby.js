@@ -1,14 +1,16 @@
 // The lobby: create a table (preset, rule overrides, seats and bot levels, timers, listed in the
 // lobby or private), the list of public open and playing tables page by page (join or watch),
 // and opening a shared link (a private table's link carries its join secret after "#join=").
-// Domain words: preset, knob (a rule option, docs/rules.md (Knobs)), override, seat, level, host,
+// Domain words: preset, knob (a rule option, docs/rules.md (Knobs)), control (how the form sets
+// a knob, by the type the server gives: a yes/no, a number, a choice, a list of numbers, named
+// fields, rows such as a hand's contract), override, clock (a table's timer), seat, level, host,
 // public table (listed here; anybody may join), private table (joined only by its share link),
 // player (remembered by the server: made when the person first creates or joins a table), guest
 // (plays without a player), bot rating (each level's fixed rating, from GET /api/ratings).
 
 import {
   api, describeSeats, errorText, h, playerFor, ratingText, saveSecret, saveSeat, secretInHash,
-  setNickname, siteNotice, whoFields,
+  sentence, setNickname, siteNotice, whoFields,
 } from "./util.js";
 
 let config = null;
@@ -170,52 +172,160 @@ function joinByLink() {
   return h("div.joinlink-box", {}, h("div.joinlink", {}, input, h("button#join-link-open", { type: "button", onclick: go, text: "Open" })), msg);
 }
 
-// the knobs whose values are words (docs/rules.md, Knobs): offered as a choice
-const CHOICES = {
-  buy_priority: ["seat", "first_call"],
-  joker_swap: ["none", "runs", "runs_and_sets"],
-  going_out: ["discard", "empty", "float"],
-  playable_discard: ["none", "bonus", "take_back", "give_cards", "points", "standard"],
-  progression: ["all", "own"],
-};
-// the knobs whose values are lists or tables: a JSON text field
-const JSON_KNOBS = new Set(["contracts", "deal_sizes", "decks", "card_points", "hands", "naturals"]);
+// ---- rule options: each knob's control is built from the type the server gives it (its
+// "control": bool, number, choice, numbers, fields, rows), never from the knob's name, and
+// yields the knob's JSON value (docs/rules.md, Knobs and Formats) for the create request
 
-/** How a knob is set: "choice", "json", "bool" or "number" (a number, or empty for none). */
-function knobKind(name, value) {
-  if (CHOICES[name]) return "choice";
-  if (JSON_KNOBS.has(name)) return "json";
-  if (typeof value === "boolean") return "bool";
-  if (typeof value === "number" || value === null) return "number";
-  return "json";
+/** A box left without a number (or with one the browser cannot read): caught before sending,
+ * at the box. */
+class MissingNumber extends Error {
+  constructor(input) {
+    super("Give a whole number in each box.");
+    this.input = input;
+  }
 }
 
-function knobInput(name, value, id) {
-  const kind = knobKind(name, value);
-  const data = { knob: name, kind };
-  if (kind === "choice") {
-    const sel = h("select", { id, name, dataset: data },
-      CHOICES[name].map((c) => h("option", { value: c, text: c.replace(/_/g, " ") })));
-    sel.value = value;
-    return sel;
-  }
-  if (kind === "bool") {
-    const el = h("input", { id, type: "checkbox", name, dataset: data });
-    el.checked = value;
-    return el;
-  }
-  if (kind === "number") {
-    return h("input", { id, type: "number", name, value: value === null ? "" : String(value), placeholder: value === null ? "none" : null, dataset: data, inputmode: "numeric" });
-  }
-  return h("input", { id, type: "text", name, value: JSON.stringify(value), dataset: data, spellcheck: "false", autocomplete: "off" });
+function numberBox(attrs, value, c, empty) {
+  return h("input", { type: "number", step: "1", inputmode: "numeric", min: c.min ?? null, max: c.max ?? null,
+    value: value === null || value === undefined ? "" : String(value), placeholder: empty || null, ...attrs });
 }
 
-function knobValue(el) {
-  const kind = el.dataset.kind;
-  if (kind === "choice") return el.value;
-  if (kind === "bool") return el.checked;
-  if (kind === "number") return el.value === "" ? null : Number(el.value);
-  return JSON.parse(el.value);
+/** A number box's value: a number, or null where the control allows none ("empty"). */
+function readNumber(input, empty) {
+  if (input.value.trim() === "" || !input.validity.valid && input.validity.badInput) {
+    if (empty && input.value.trim() === "") return null;
+    throw new MissingNumber(input);
+  }
+  return Number(input.value);
+}
+
+/** The bounds of one number in a compound control: its field's own, else the control's. */
+const boundsOf = (control, field) => ({ min: field.min ?? control.min, max: field.max ?? control.max });
+
+/** A yes/no, a number or a choice: one input, with the knob's id. */
+function simpleControl(knob, control, value, id) {
+  const data = { knob, kind: control.type };
+  if (control.type === "bool") {
+    const el = h("input", { id, type: "checkbox", name: knob, dataset: data });
+    el.checked = !!value;
+    return { el, get: () => el.checked, focus: () => el };
+  }
+  if (control.type === "choice") {
+    const options = control.options || [{ value, text: String(value) }];
+    const el = h("select", { id, name: knob, dataset: data },
+      options.map((o) => h("option", { value: o.value, text: o.text })));
+    el.value = value;
+    return { el, get: () => el.value, focus: () => el };
+  }
+  const el = numberBox({ id, name: knob, dataset: data }, value, control, control.empty);
+  return { el, get: () => readNumber(el, control.empty), focus: () => el };
+}
+
+/** A list: of numbers ("numbers", one an item) or of records ("rows", one a row), with a
+ * button to add one and one to remove each, within min_items..max_items. */
+function listControl(knob, control, value, id, label) {
+  const fields = control.type === "rows" ? control.fields : [{ label: control.unit || "" }];
+  const list = h("ol.rows");
+  const add = h("button.small.secondary.add-row", { type: "button", text: control.add || "Add" });
+  const rowName = control.row || control.item || "Row";
+  const renumber = () => {
+    const rows = [...list.children];
+    rows.forEach((row, i) => {
+      row.querySelector(".row-name").textContent = `${rowName} ${i + 1}`;
+      for (const input of row.querySelectorAll("input")) input.setAttribute("aria-label", `${label}: ${rowName} ${i + 1}, ${input.dataset.field}`);
+      row.querySelector(".remove-row").disabled = rows.length <= (control.min_items || 0);
+    });
+    add.disabled = control.max_items !== undefined && rows.length >= control.max_items;
+  };
+  const addRow = (item) => {
+    const cells = fields.map((f, k) => {
+      const v = control.type === "rows" ? (control.shape === "object" ? item?.[f.key] : item?.[k]) : item;
+      const input = numberBox({ dataset: { field: f.label || rowName } }, v, boundsOf(control, f), f.empty);
+      return h("label.cell", {}, input, f.label ? h("span", { text: f.label }) : null);
+    });
+    const remove = h("button.small.secondary.remove-row", { type: "button", text: "Remove", onclick: () => { row.remove(); renumber(); list.dispatchEvent(new Event("input", { bubbles: true })); } });
+    const row = h("li.row", {}, h("span.row-name"), cells, remove);
+    list.append(row);
+  };
+  add.addEventListener("click", () => {
+    const last = list.lastElementChild;
+    addRow(last ? readRow(last, true) : null);
+    renumber();
+    list.lastElementChild.querySelector("input").focus();
+    list.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+  const readRow = (row, loose = false) => {
+    const inputs = [...row.querySelectorAll("input")];
+    const read = (input, f) => { try { return readNumber(input, f.empty); } catch (e) { if (loose) return null; throw e; } };
+    if (control.type !== "rows") return read(inputs[0], fields[0]);
+    if (control.shape === "object") {
+      const out = {};
+      fields.forEach((f, k) => { const v = read(inputs[k], f); if (v !== null) out[f.key] = v; });
+      return out;
+    }
+    return fields.map((f, k) => read(inputs[k], f));
+  };
+  const box = h("div.list-control", { id, role: "group", "aria-labelledby": id + "-label", dataset: { knob, kind: control.type } }, list, add);
+  for (const item of value || []) addRow(item);
+  renumber();
+  const noneBox = emptyChoice(control, value, box, () => { if (!list.children.length) { addRow(null); renumber(); } });
+  return {
+    el: h("div.compound", {}, noneBox && noneBox.el, box),
+    get: () => (noneBox && noneBox.none() ? null : [...list.children].map((row) => readRow(row))),
+    focus: () => (noneBox && noneBox.none() ? noneBox.input : box.querySelector("input") || add),
+  };
+}
+
+/** Fixed named numbers ("fields"): an object by key, or a list in field order. */
+function fieldsControl(knob, control, value, id, label) {
+  const inputs = control.fields.map((f, k) => {
+    const v = value === null || value === undefined ? null : control.shape === "object" ? value[f.key] : value[k];
+    return numberBox({ "aria-label": `${label}: ${f.label}`, dataset: { field: f.key ?? String(k) } }, v, boundsOf(control, f));
+  });
+  const box = h("div.fields-control", { id, role: "group", "aria-labelledby": id + "-label", dataset: { knob, kind: control.type } },
+    control.fields.map((f, k) => h("label.cell", {}, h("span", { text: f.label }), inputs[k])));
+  const noneBox = emptyChoice(control, value, box, () => inputs.forEach((input, k) => {
+    if (input.value === "") input.value = String(boundsOf(control, control.fields[k]).min ?? 1);
+  }));
+  const read = () => {
+    const nums = inputs.map((input) => readNumber(input));
+    if (control.shape !== "object") return nums;
+    const out = {};
+    control.fields.forEach((f, k) => { out[f.key] = nums[k]; });
+    return out;
+  };
+  return {
+    el: h("div.compound", {}, noneBox && noneBox.el, box),
+    get: () => (noneBox && noneBox.none() ? null : read()),
+    focus: () => (noneBox && noneBox.none() ? noneBox.input : inputs[0]),
+  };
+}
+
+/** For a control whose knob may be none (its "empty" says what none means): a tick box that
+ * sets none and hides the control; unticked, ``fill`` makes the control hold something. */
+function emptyChoice(control, value, box, fill) {
+  if (!control.empty) return null;
+  const input = h("input", { type: "checkbox" });
+  input.checked = value === null || value === undefined;
+  const show = () => { box.hidden = input.checked; if (!input.checked) fill(); };
+  input.addEventListener("change", show);
+  show();
+  return { el: h("label.check.none-choice", {}, input, control.empty), input, none: () => input.checked };
+}
+
+/** A knob's control by its type: {el, get() (its JSON value; throws MissingNumber), focus()}. */
+function knobControl(knob, control, value, id, label) {
+  if (control.type === "numbers" || control.type === "rows") return listControl(knob, control, value, id, label);
+  if (control.type === "fields") return fieldsControl(knob, control, value, id, label);
+  return simpleControl(knob, control, value, id);
+}
+
+/** A knob's control from an older server that sends none: by its value alone. */
+function controlFor(k, value) {
+  if (k.control) return k.control;
+  if (typeof value === "boolean") return { type: "bool" };
+  if (typeof value === "string") return { type: "choice" };
+  return { type: "number", min: 0 };
 }
 
 /** The knobs as the server words them, in topic order ({knob, topic, label}); an older server
@@ -243,7 +353,7 @@ function createForm() {
   count.value = "3";
   const seatRows = h("div.seat-rows");
   // the server refuses timers outside min_timer..max_timer seconds
-  const timerInput = (id) => h("input#" + id, { type: "number", min: String(lim.min_timer), max: String(lim.max_timer), step: "any", placeholder: "none", inputmode: "numeric" });
+  const timerInput = (id) => h("input#" + id, { type: "number", min: String(lim.min_timer), max: String(lim.max_timer), step: "any", placeholder: "no limit", inputmode: "numeric" });
   const turnTimer = timerInput("turn-timer");
   const buyTimer = timerInput("buy-timer");
   // how long bots wait for a person's "May I?", and the end-of-hand pause (empty: the server's)
@@ -252,6 +362,7 @@ function createForm() {
   const handPause = secondsInput("hand-pause", 300, "30");
   const listed = h("input#public", { type: "checkbox" }); // private unless the host lists it
   const knobs = h("div.knobs");
+  const controls = new Map(); // knob -> its control ({el, get, focus}) for the preset shown
   const changedCount = h("span#knobs-changed.muted");
   const msg = h("p#create-error.error", { role: "alert" });
 
@@ -273,10 +384,10 @@ function createForm() {
   const markChanged = () => {
     const base = config.presets[presetValue()] || {};
     let n = 0;
-    for (const el of knobs.querySelectorAll("[data-knob]")) {
+    for (const [knob, c] of controls) {
       let same = true;
-      try { same = JSON.stringify(knobValue(el)) === JSON.stringify(base[el.dataset.knob]); } catch (e) { same = false; }
-      el.closest(".knob").classList.toggle("changed", !same);
+      try { same = JSON.stringify(c.get()) === JSON.stringify(base[knob]); } catch (e) { same = false; }
+      c.box.classList.toggle("changed", !same);
       if (!same) n++;
     }
     changedCount.textContent = n ? ` (${n} changed)` : "";
@@ -291,16 +402,23 @@ function createForm() {
     if (Number(count.value) > hi) { count.value = String(hi); drawSeats(); }
     const list = knobList(values);
     const topics = [...new Set([...(config.topics || []), ...list.map((k) => k.topic)])];
+    controls.clear();
     knobs.replaceChildren(...topics.map((topic) => {
       const mine = list.filter((k) => k.topic === topic);
       if (!mine.length) return null;
-      return h("fieldset.knob-topic", {}, h("legend", { text: topic }), mine.map(({ knob, label }) => {
+      return h("fieldset.knob-topic", {}, h("legend", { text: topic }), mine.map((k) => {
+        const { knob, label } = k;
         const id = "knob-" + knob;
-        const input = knobInput(knob, values[knob], id);
-        const kind = input.dataset.kind;
-        return h("div.knob." + kind, { dataset: { for: knob } },
-          h("label", { for: id, title: knob, text: label }), input,
+        const control = controlFor(k, values[knob]);
+        const c = knobControl(knob, control, values[knob], id, label);
+        const simple = !["numbers", "rows", "fields"].includes(control.type);
+        // a single input is labelled for it; a group of inputs by its heading
+        const name = simple ? h("label.knob-label", { for: id, text: label })
+          : h("span.knob-label", { id: id + "-label", text: label });
+        c.box = h("div.knob." + control.type, { dataset: { for: knob } }, name, c.el,
           h("span.knob-error.error", { id: id + "-error", role: "alert" }));
+        controls.set(knob, c);
+        return c.box;
       }));
     }).filter(Boolean));
     markChanged();
@@ -316,16 +434,17 @@ function createForm() {
   drawSeats();
   drawKnobs();
 
-  /** A refusal shown by the rule option it names (the message says the knob first, "max_buys:
-   * must be 0 or more", when the field is only "overrides"). */
-  const knobError = (knob, text) => {
-    const el = knob ? knobs.querySelector(`[data-knob="${CSS.escape(knob)}"]`) : null;
-    if (!el) return null;
-    const box = el.closest(".knob");
-    box.classList.add("invalid");
-    box.querySelector(".knob-error").textContent = text;
-    el.closest("details").open = true;
-    return el;
+  /** A refusal shown at the rule option it names, in the server's words (which name the
+   * option by its label), brought into view; the input to fix (``at``, else the control's
+   * first) is returned to be focused. */
+  const knobError = (knob, text, at = null) => {
+    const c = knob ? controls.get(knob) : null;
+    if (!c) return null;
+    c.box.classList.add("invalid");
+    c.box.querySelector(".knob-error").textContent = text;
+    c.box.closest("details").open = true;
+    c.box.scrollIntoView({ block: "center" });
+    return at || c.focus();
   };
   const clearKnobErrors = () => {
     for (const box of knobs.querySelectorAll(".knob.invalid")) {
@@ -343,14 +462,14 @@ function createForm() {
     const overrides = {};
     const base = config.presets[presetValue()] || {};
     // only what the person changed goes as overrides
-    for (const el of knobs.querySelectorAll("[data-knob]")) {
-      const k = el.dataset.knob;
+    for (const [k, c] of controls) {
       let v;
-      try { v = knobValue(el); } catch (e) {
-        const label = el.closest(".knob").querySelector("label").textContent;
-        msg.textContent = `The option "${label}" is not valid JSON.`;
-        knobError(k, "Not valid JSON (a list looks like [1, 2]).");
-        el.focus();
+      try { v = c.get(); } catch (e) {
+        if (!(e instanceof MissingNumber)) throw e;
+        const label = c.box.querySelector(".knob-label").textContent;
+        msg.textContent = `${label}: a number is missing.`;
+        const at = knobError(k, `${label}: ${e.message}`, e.input);
+        if (at) at.focus();
         return;
       }
       if (JSON.stringify(v) !== JSON.stringify(base[k])) overrides[k] = v;
@@ -373,10 +492,19 @@ function createForm() {
       // token is kept for this one; the table page shows the share link
       location.href = `/t/${encodeURIComponent(res.table.id)}`;
     } catch (e) {
-      msg.textContent = errorText(e);
+      const knob = typeof e.field === "string" && e.field.startsWith("overrides.") ? e.field.slice(10) : null;
+      // a rule option's refusal names it by its label: said again here, shown at the option
+      msg.textContent = knob && controls.has(knob) ? `Not created: ${sentence(e.message)}` : errorText(e);
       const at = fieldInput(e.field, e.message);
       if (at) at.focus();
     }
+  };
+  // a table clock under the server's label, with its line of help
+  const clock = (key, input) => {
+    const words = (config.clocks || {})[key] || { label: key, help: "" };
+    const help = h("span.clock-help.muted.small-text", { id: input.id + "-help", text: words.help });
+    input.setAttribute("aria-describedby", help.id);
+    return h("label.clock", { dataset: { clock: key } }, h("span.clock-label", { text: words.label }), input, help);
   };
   // the input a refusal's field names ("nickname", "turn_timer", "seats[2].level", a knob)
   const fieldInput = (field, message) => {
@@ -389,24 +517,22 @@ function createForm() {
     if (field === "rules") return preset.querySelector("input[name=preset]:checked");
     const seat = field.match(/^seats\[(\d+)\]/);
     if (seat) return seatRows.querySelector(`select[data-seat="${Number(seat[1])}"]`);
-    const named = field.replace(/^overrides\.?/, "") || ((message || "").match(/^(\w+):/) || [])[1];
-    return knobError(named, message || "");
+    return knobError(field.replace(/^overrides\.?/, ""), sentence(message || ""));
   };
 
-  return h("form#create-form", { onsubmit: submit },
+  // the server's refusals, in the rules' words at the option, rather than the browser's
+  // bubbles for the boxes' min and max (which are hints for the steppers)
+  return h("form#create-form", { onsubmit: submit, novalidate: true },
     h("label", {}, "Nickname", nickname),
     who.label,
     preset,
     h("label", {}, "Players", count),
     seatRows,
-    h("div.timers", {},
-      h("label", {}, "Turn timer (s)", turnTimer),
-      h("label", {}, "Buy timer (s)", buyTimer),
-      h("label", { title: "Seconds the computer players wait for you to say May I? before they draw" }, "May I? window (s)", buyWindow),
-      h("label", { title: "Seconds the end-of-hand screen stays before the next hand, unless everyone is ready" }, "Hand pause (s)", handPause)),
+    h("div.timers", {}, clock("turn_timer", turnTimer), clock("buy_timer", buyTimer),
+      clock("buy_window", buyWindow), clock("hand_pause", handPause)),
     h("label.check", {}, listed, "List this table in the lobby (anyone may join)"),
     h("p.muted.small-text", { text: "Otherwise the table is private: only people you send its link to can join." }),
     h("details.rule-options", {}, h("summary", {}, "Rule options", changedCount),
-      h("p.muted.small-text", { text: "Every option of the chosen rules, by topic. Change any: only what you change is sent. Lists are written as JSON, for example [1, 2]." }), knobs),
+      h("p.muted.small-text", { text: "Every option of the chosen rules, by topic. Change any: only what you change is sent." }), knobs),
     h("div.create-bar", {}, msg, h("button#create", { type: "submit", text: "Create table" })));
 }

@@ -1319,8 +1319,9 @@ class TableClient {
     const current = this.view ? this.view.hand_number - 1 : -1;
     const out = h("div.rules-sheet");
     if (!sheet.length) out.append(h("p.muted", { text: `${this.table ? this.table.rules : ""} rules.` }));
-    sheet.forEach(([heading, lines], k) => {
-      const contracts = k === 0 || /^Contracts/.test(heading);
+    sheet.forEach(([heading, lines]) => {
+      // the contracts are found by their heading: the sheet opens with how a turn goes
+      const contracts = /^Contracts/.test(heading);
       out.append(h("h4", { text: heading }), h("ul" + (contracts ? ".contracts" : ""), {}, lines.map((line, i) => {
         const here = contracts && i === current;
         return h("li" + (here ? ".current" : ""), here ? { "aria-current": "step" } : {},
