@@ -99,7 +99,7 @@ async def test_a_line_is_from_the_connections_seat_never_from_the_message(
 async def test_a_flood_is_refused_with_a_code_and_never_reaches_the_others(
         sqlite_url: str) -> None:
     async with serve(sqlite_url) as srv:
-        tid, ann, bob, _ = await lobby_of_two(srv)
+        _, ann, bob, _ = await lobby_of_two(srv)
         for i in range(12):
             await ann.send({"type": "chat", "text": f"spam {i}"})
         errors = [await ann.until(lambda m: m["type"] == "error") for _ in range(7)]
