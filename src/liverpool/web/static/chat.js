@@ -103,7 +103,12 @@ export class Chat {
     const shown = !this.muted.has(from.id) && (list === this.players || !this.hideSpectators);
     if (live && shown) {
       if (line.reaction) this.float(line);
-      if (from.id !== this.me && !this.inView()) this.unread++;
+      if (from.id !== this.me) {
+        if (!this.inView()) this.unread++;
+        // said to screen readers once (the list itself is redrawn whole)
+        const region = document.getElementById("live");
+        if (region) region.textContent = `${from.name || "?"}: ${line.reaction ? reactionText(line.reaction) : line.text || ""}`;
+      }
     }
     this.draw();
     this.markRead();
@@ -185,7 +190,7 @@ export class Chat {
       host: h("div#chat-host.chat-host", {},
         h("label", {}, hostOn, " Chat on"), h("label", {}, hostSpectators, " Spectators may chat")),
       state: h("p#chat-state.chat-state.muted"),
-      lines: h("ol#chat-lines.chat-lines", { "aria-live": "polite", "aria-label": "chat" }),
+      lines: h("ol#chat-lines.chat-lines", { "aria-label": "chat" }),
       reactions: h("div#chat-reactions.chat-reactions", {}, Object.entries(REACTIONS).map(([id, [emoji, words]]) =>
         h("button.small.secondary.chat-react", { type: "button", title: words, "aria-label": words, dataset: { reaction: id },
           onclick: () => this.react(id) }, emoji))),
