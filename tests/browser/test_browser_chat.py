@@ -144,3 +144,27 @@ def test_on_a_phone_the_chat_is_a_drawer_with_an_unread_badge(server: Server,
     ann.shot("chat-phone", full_page=False)
     for p in (ann, bea):
         assert not p.errors, p.errors
+
+
+def test_the_replay_shows_each_line_at_its_step(server: Server, make_player: Any) -> None:
+    ann = make_player("Ann")
+    table = open_table_as_host(server, ann, {
+        "nickname": "Ann", "rules": "standard", "overrides": {"hands": [1]}, "seed": 4,
+        "seats": [{"kind": "human"}, {"kind": "bot", "level": "basic"},
+                  {"kind": "bot", "level": "basic"}], "turn_timer": 0.01, "buy_timer": None})
+    _say(ann, "good luck")
+    ann.page.wait_for_selector("#chat-lines li:has-text('good luck')")
+    ann.page.click("#start")
+    ann.page.wait_for_selector(".table-page[data-phase='over']", timeout=90_000)
+    ann.page.wait_for_selector("#hand-end")
+    ann.page.keyboard.press("Escape")  # (the last hand's screen, over the table)
+    ann.page.click("#tab-chat")
+    _say(ann, "well played")  # once the game is over
+    ann.page.wait_for_selector("#chat-lines li:has-text('well played')")
+    ann.page.goto(server.base + f"/replay/{table}")
+    ann.page.wait_for_selector("#replay-chat li:has-text('Ann: good luck')")
+    assert ann.page.locator("#replay-chat li:has-text('well played')").count() == 0
+    ann.page.click("#replay-last")
+    ann.page.wait_for_selector("#replay-chat li.now:has-text('Ann: well played')")
+    assert ann.page.locator("#replay-chat li:has-text('good luck')").count() == 1
+    assert not ann.errors, ann.errors
