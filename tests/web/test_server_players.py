@@ -351,7 +351,7 @@ async def test_a_socket_gone_while_its_key_is_looked_up_holds_no_seat(
         people = srv.app.state.context.settings.people
         looked_up = people.of_hello
 
-        async def slow(key: str) -> str | None:
+        async def slow(key: str) -> Any:
             await asyncio.sleep(0.5)  # the socket closes meanwhile
             return await looked_up(key)
         people.of_hello = slow

@@ -80,6 +80,11 @@ KEPT_LIMITS = {
     "bot_workers": "the server's own thread pool, measured as it is run",
     "min_timer": "bench tables have no turn timer",
     "max_timer": "the same",
+    "chat_max": "the bench's clients do not chat",
+    "chat_burst": "the same",
+    "chat_every": "the same",
+    "chat_kept": "the same",
+    "chat_sent": "the same",
 }
 LIFTED_RATE = "1000000/minute"
 LIFTED_COUNT = "1000000"

@@ -99,6 +99,15 @@ class Limits:
     lobby_page: int = 20
     # text
     nickname_max: int = 24
+    # table chat (tablechat.py): characters of one line after it is cleaned; lines (and
+    # reactions) one speaker may send at once, then one every ``chat_every`` seconds, counted
+    # per connection and per seat (a spectator: per address); lines a table keeps, and sends
+    # to a client that connects
+    chat_max: int = 200
+    chat_burst: int = 5
+    chat_every: float = 2.0
+    chat_kept: int = 500
+    chat_sent: int = 50
     # bots
     # visits one go-down search may make (the solver): a hand grown by buying every card
     # offered made one legal-move listing cost seconds of the server's loop

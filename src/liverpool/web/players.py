@@ -124,14 +124,13 @@ class People:
                                           "KEY)")
         return player
 
-    async def of_hello(self, key: str) -> str | None:
-        """The player id of a hello's ``player_key`` (None: unknown)."""
+    async def of_hello(self, key: str) -> Player | None:
+        """The player of a hello's ``player_key`` (None: unknown)."""
         try:
-            player = await self.db.by_key(key_hash(key))
+            return await self.db.by_key(key_hash(key))
         except Exception as e:  # the database is down: the hello goes on without a player
             log.warning("a hello's player key could not be checked: %s", e)
             return None
-        return None if player is None else player.id
 
     # ---- making, recovering and forgetting players -----------------------------------------
     async def create(self, name: Any, client: str) -> tuple[Player, str]:

@@ -56,6 +56,7 @@ class Registry:
         self._loading: dict[str, asyncio.Future[TableOwner | None]] = {}
         # finished games' replays, encoded (plain, gzip), most recently asked last
         self.replays: OrderedDict[str, asyncio.Future[tuple[bytes, bytes]]] = OrderedDict()
+        self._replay_chat: dict[str, int] = {}  # the last chat line each kept replay shows
         self.requests = TableRequests(self.owners, self.limits)
         # several servers on one PostgreSQL database: leases, take-overs, relayed clients. The
         # cluster reads this server's owners and serves calls through ``requests``; what it
@@ -68,18 +69,30 @@ class Registry:
                                    None if counted is None else counted.broker_error)
         self.capacity = Capacity(self.limits, lambda: list(self.owners.values()), self.cluster)
 
+    def replay_kept(self, owner: TableOwner) -> bool:
+        """A replay of the table is kept, with every chat line said at it so far."""
+        return owner.id in self.replays and self._replay_chat.get(owner.id) == owner.chat.n
+
     async def replay(self, owner: TableOwner) -> tuple[bytes, bytes]:
         """A finished table's replay as JSON bytes and gzipped, computed once (in a thread:
-        a long game takes a few hundred milliseconds) and kept for the last few tables."""
+        a long game takes a few hundred milliseconds) and kept for the last few tables; again
+        once more has been said at the table (people may chat once the game is over)."""
+        if not self.replay_kept(owner):
+            self.replays.pop(owner.id, None)
         fut = self.replays.get(owner.id)
         if fut is None:
             fut = asyncio.get_running_loop().create_future()
             self.replays[owner.id] = fut
+            self._replay_chat[owner.id] = owner.chat.n
             while len(self.replays) > REPLAYS_KEPT:
-                self.replays.popitem(last=False)
+                self._replay_chat.pop(self.replays.popitem(last=False)[0], None)
+            record = owner.record()
+            chat = list(owner.chat.lines)
+            actions_from = owner.version - len(record.get("actions", ())) + 1
             try:
-                fut.set_result(await asyncio.to_thread(_encode_replay, owner.record(),
-                                                        self.settings.limits.search_budget))
+                fut.set_result(await asyncio.to_thread(
+                    _encode_replay, record, self.settings.limits.search_budget, chat,
+                    actions_from))
             except Exception as e:
                 self.replays.pop(owner.id, None)
                 fut.set_exception(e)
@@ -376,7 +389,8 @@ class Registry:
             await task
 
 
-def _encode_replay(record: dict[str, Any], search_budget: int) -> tuple[bytes, bytes]:
-    data = json.dumps(replay_steps(record, search_budget),
+def _encode_replay(record: dict[str, Any], search_budget: int, chat: list[dict[str, Any]],
+                   actions_from: int) -> tuple[bytes, bytes]:
+    data = json.dumps(replay_steps(record, search_budget, chat, actions_from),
                       separators=(",", ":")).encode("utf-8")
     return data, gzip.compress(data, 6)

@@ -4,7 +4,8 @@
 Domain words: *step* (the table as a spectator saw it after one change, plus every hand face up,
 since the game is over), *change* (the deal of a hand, or one action with its events and their
 lines), *hand end* (the step of the action that ended a hand shows the board that was scored,
-before the next deal), *points* (the hand's score row, on a hand end step).
+before the next deal), *points* (the hand's score row, on a hand end step), *chat* (the table's
+chat lines, each placed at the step of the last action before it was said: its ``step``).
 """
 
 from __future__ import annotations
@@ -47,21 +48,27 @@ def _hand_end_step(e: HandEnded, seat: int | None, events: list[dict[str, Any]]
     }
 
 
-def replay_steps(record: dict[str, Any], search_budget: int | None = None) -> dict[str, Any]:
+def replay_steps(record: dict[str, Any], search_budget: int | None = None,
+                 chat: list[dict[str, Any]] | None = None, actions_from: int = 0
+                 ) -> dict[str, Any]:
     """Every step of a finished game's record: the deal of each hand, then each action.
     ``ValueError`` if the record does not replay (it was written by the same engine, so it
-    should). ``search_budget``: the one the table played with (engine.state)."""
+    should). ``search_budget``: the one the table played with (engine.state). ``chat``: the
+    table's chat lines (tablechat.py), each with the table's version when it was said;
+    ``actions_from``: the table's version of the game's first action."""
     try:
         game = new_game_from_record(record, search_budget=search_budget)
     except RecordError as e:
         raise ValueError(str(e)) from None
     narrator = Narrator(game.players)
     out: list[dict[str, Any]] = []
+    at_action: list[int] = []  # each action's step
     try:
         for step in steps(record, game):
             if step.action is None:
                 out.append(_step(game, "deal", None, narrator.json(step.events, face_up=True)))
                 continue
+            at_action.append(len(out))
             seat = step.action.player
             ended = [e for e in step.events if isinstance(e, HandEnded)]
             if not ended:
@@ -79,5 +86,15 @@ def replay_steps(record: dict[str, Any], search_budget: int | None = None) -> di
         "deuces_wild": game.rules.deuces_wild,
         "scores": [list(r) for r in game.scores], "totals": list(game.totals),
         "winners": list(game.winners), "actions": len(record.get("actions", [])),
-        "steps": out,
+        "steps": out, "chat": [{**line, "step": chat_step(line, at_action, actions_from)}
+                               for line in chat or ()],
     }
+
+
+def chat_step(line: dict[str, Any], at_action: list[int], actions_from: int) -> int:
+    """The step a chat line shows at: that of the last action before it was said (the first
+    deal before any; the last step for what was said once the game was over)."""
+    k = int(line.get("version", -1)) - actions_from
+    if k < 0 or not at_action:
+        return 0
+    return at_action[min(k, len(at_action) - 1)]

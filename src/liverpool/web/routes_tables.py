@@ -25,7 +25,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from .cluster import BROKER_DOWN, HeldElsewhere
 from .context import ServerContext, context_of
-from .guard import client_of, network_key
+from .guard import client_mark, client_of, network_key
 from .limits import TABLE_ID, ApiError, RateLimiter
 from .seats import Conn
 from .table import TableOwner, handle
@@ -53,7 +53,7 @@ async def replay(table_id: str, request: Request) -> Response:
     owner = await _finished(context, table_id)
     if owner.status != "over":
         raise ApiError(403, "not_over", "the replay is shown once the game is over")
-    if owner.id not in context.registry.replays:  # building one costs; a kept one does not
+    if not context.registry.replay_kept(owner):  # building one costs; a kept one does not
         await context.rates.check("replay", client_of(request.scope))
     plain, packed = await context.registry.replay(owner)
     if "gzip" in request.headers.get("accept-encoding", ""):
@@ -117,6 +117,7 @@ async def _serve_socket(context: ServerContext, ws: WebSocket, table_id: str) ->
     try:
         await ws.accept()
         conn = Conn(context.limits, context.link_base(ws))
+        conn.client = client_mark(client_of(ws.scope))  # (a spectator's chat is counted by it)
         sender = asyncio.create_task(_send_loop(ws, conn))
         try:
             await _receive_loop(ws, conn, lambda text: handle(conn, owner, text), context.rates)

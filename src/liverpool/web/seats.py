@@ -116,6 +116,8 @@ class Conn:
         self.hello_sent = False  # the client has sent a well-formed hello
         self.synced: int | None = None  # the version of the last sync a repeated hello got
         self.player_key: tuple[str, str | None] | None = None  # a hello's key and its player
+        self.player_name: str | None = None  # that player's name (a spectator chats by it)
+        self.client: str | None = None  # the mark of its address (guard.client_mark), if known
         # what waits to be sent (None: close), and the sender's wait for more: a deque and one
         # future, not an ``asyncio.Queue``, whose ``get`` made a coroutine per message and
         # looked the running loop up (a system call under Python 3.11) at each wait

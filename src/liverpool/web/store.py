@@ -111,6 +111,11 @@ class Store(ABC):
     async def add_note(self, table_id: str, note: dict[str, Any]) -> None:
         """Keep a note about a table that is not a game event (a bot's incident)."""
 
+    async def prune_chat(self, table_id: str, keep: int) -> None:
+        """Forget a table's chat lines but its last ``keep`` (notes ``{"chat": ...}``,
+        tablechat.py); a store that keeps no notes has none to forget."""
+        return None
+
     @abstractmethod
     async def load(self, table_id: str) -> StoredTable | None: ...
 
@@ -203,6 +208,16 @@ class SqlStore(Store):
 
     async def add_note(self, table_id: str, note: dict[str, Any]) -> None:
         await self._submit("note", (table_id, note))
+
+    async def prune_chat(self, table_id: str, keep: int) -> None:
+        # rare (every hundred lines past the bound) and outside the batches: a chat line's
+        # note is the text of ``{"chat": {...}}``, the only note of that beginning
+        assert self.engine is not None
+        chat = sa.and_(notes_t.c.table_id == table_id, notes_t.c.data.like('{"chat"%'))
+        cut = (sa.select(notes_t.c.id).where(chat).order_by(notes_t.c.id.desc())
+               .limit(1).offset(max(0, keep - 1)).scalar_subquery())
+        async with self.engine.begin() as conn:
+            await conn.execute(sa.delete(notes_t).where(chat, notes_t.c.id < cut))
 
     async def _write_loop(self) -> None:
         assert self.engine is not None

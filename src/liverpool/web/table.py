@@ -5,7 +5,8 @@ through whose queue every change goes, so game state needs no locks), *parts* (e
 owner, each given the parts below it: the table's facts, liverpool.web.tablecore, with its seats,
 log, clocks and game; its messages, liverpool.web.tablemsg; the end-of-hand pause,
 liverpool.web.tablewait; the driver's policy, liverpool.web.tabledrive; the lobby's changes,
-liverpool.web.tablelobby; the websocket messages, liverpool.web.tableconn), *rebuild* (a
+liverpool.web.tablelobby; the chat, liverpool.web.tablechat; the websocket messages,
+liverpool.web.tableconn), *rebuild* (a
 table read from the store: its lobby events, then its game through the core's one replayer).
 """
 
@@ -29,6 +30,7 @@ from .players import People
 from .seating import Seating
 from .seats import Conn, Held, Settings, dumps, hash_token, new_token
 from .store import Store, StoredEvent, StoredTable, StoreError
+from .tablechat import REACTIONS, TableChat
 from .tableconn import Handlers
 from .tablecore import TableCore
 from .tabledrive import Driver
@@ -54,7 +56,8 @@ class TableOwner:
         self.waits = Waits(self.core, self.msg)
         self.driver = Driver(self.core, self.msg, self.waits)
         self.lobby = Lobby(self.core, self.msg, self.driver)
-        self.ws = Handlers(self.core, self.msg, self.driver, self.lobby)
+        self.chat = TableChat(self.core)
+        self.ws = Handlers(self.core, self.msg, self.driver, self.lobby, self.chat)
         self.on_idle: Callable[[TableOwner], None] | None = None  # set by the registry
         self.core.idle_hook = self._idle
         self.stopped = False
@@ -84,6 +87,7 @@ class TableOwner:
         return owner, token
 
     def _rebuild(self, stored: StoredTable) -> None:
+        self.chat.restore(stored.notes)
         actions: list[Any] = []
         for ev in stored.events:
             if ev.kind == "action":
@@ -382,8 +386,35 @@ def handle(conn: Conn, owner: TableOwner, text: str) -> None:
         owner.post(ws.on_ready, conn)
     elif kind == "leave":
         owner.post(ws.on_leave, conn)
+    elif kind in ("chat", "react", "chat_settings"):
+        _chat(conn, owner, obj)
     else:
         conn.error("bad_message", f"unknown message type {kind[:40]!r}")
+
+
+def _chat(conn: Conn, owner: TableOwner, obj: dict[str, Any]) -> None:
+    """The chat's messages (tablechat.py): their form here, the rest on the owner's queue."""
+    chat, kind = owner.chat, obj["type"]
+    if kind == "chat":
+        text, most = obj.get("text"), owner.settings.limits.chat_max
+        if not isinstance(text, str):
+            conn.error("bad_message", "chat: text must be a string")
+        elif len(text) > 4 * most + 64:  # refused before any work on it
+            conn.error("bad_chat", f"a chat line has at most {most} characters")
+        else:
+            owner.post(chat.on_chat, conn, text)
+    elif kind == "react":
+        reaction = obj.get("reaction")
+        if not isinstance(reaction, str) or reaction not in REACTIONS:
+            conn.error("bad_message", f"react: reaction must be one of {', '.join(REACTIONS)}")
+        else:
+            owner.post(chat.on_react, conn, reaction)
+    else:
+        on, spectators = obj.get("chat"), obj.get("spectators")
+        if not isinstance(on, bool) or not isinstance(spectators, bool):
+            conn.error("bad_message", "chat_settings: chat and spectators must be booleans")
+        else:
+            owner.post(chat.on_settings, conn, on, spectators)
 
 
 _KEY_LOOKUPS: set[asyncio.Task[None]] = set()  # (held until done: a task nobody holds may go)
@@ -396,8 +427,10 @@ def _keyed_hello(owner: TableOwner, conn: Conn, people: People, key: str, versio
         return
 
     async def look_up() -> None:
-        player = await people.of_hello(key)
+        found = await people.of_hello(key)
+        player = None if found is None else found.id
         conn.player_key = (key, player)
+        conn.player_name = None if found is None else found.shown_name()
         owner.post(owner.ws.on_hello, conn, None, version, player)
     task = asyncio.get_running_loop().create_task(look_up())
     _KEY_LOOKUPS.add(task)

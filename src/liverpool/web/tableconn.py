@@ -19,6 +19,7 @@ from ..engine import IllegalActionError, Phase
 from ..outofturn import kind_now
 from .seats import Conn
 from .store import StoreError
+from .tablechat import TableChat
 from .tablecore import TableCore
 from .tabledrive import Driver
 from .tablelobby import Lobby
@@ -33,8 +34,10 @@ MAX_INTENT_CHANGES = 4
 class Handlers:
     """The websocket messages of one table (``t``: its facts)."""
 
-    def __init__(self, t: TableCore, msg: Messages, driver: Driver, lobby: Lobby) -> None:
+    def __init__(self, t: TableCore, msg: Messages, driver: Driver, lobby: Lobby,
+                 chat: TableChat) -> None:
         self.t = t
+        self.chat = chat
         self.msg = msg
         self.driver = driver
         self.lobby = lobby
@@ -78,11 +81,13 @@ class Handlers:
         conn.send({"type": "welcome", "seat": seat, "table": t.summary(),
                    "join_secret": None if seat is None else seating.join_secret,
                    "share_url": None if seat is None else self.lobby.share_url(conn.link_base),
+                   "chat": self.chat.welcome(conn),
                    **({"away": away} if away is not None else {})})
         conn.synced = None
         self.msg.catch_up(conn, version)
         if t.play is not None and any(t.play.announced()):
             conn.send(self.msg.requests(conn.seat))
+        self.chat.watchers_changed()
         if left is not None:
             await self._let_go(left)  # as a closed socket: its grace runs, everyone is told
         elif changed:
@@ -94,7 +99,9 @@ class Handlers:
         if not conn.hello:
             return
         conn.hello = False
-        if self.t.seating.detach(conn, self.t.status == "playing") and conn.seat is not None:
+        gone = self.t.seating.detach(conn, self.t.status == "playing")
+        self.chat.gone(conn)
+        if gone and conn.seat is not None:
             await self._let_go(conn.seat)
 
     async def _let_go(self, seat: int) -> None:

@@ -7,7 +7,8 @@ rebuilt by replaying them, and an accepted change is stored before it is applied
 (``Held``: one of the last 200 changes, replayed to a client that reconnects), *log entry* (the
 engine's events of one action, or a notice, kept for a client's first sync), *incident* (what
 went wrong with a bot: logged, told to the players, stored as a note), *presence note* (a
-seat covered by a bot, back, or left for good: stored as a note too).
+seat covered by a bot, back, or left for good: stored as a note too), *chat note* (a line said
+at the table, or the host's chat settings: notes of liverpool.web.tablechat, no incident).
 """
 
 from __future__ import annotations
@@ -124,6 +125,11 @@ class TableLog:
                 log.warning("table %s: the incident was not stored: %s", self.id, e)
 
 
+# the other notes a table keeps: who was covered, came back or left; what was said at the
+# table and the host's settings of its chat (tablechat.py)
+OTHER_NOTES = ("presence", "chat", "chat_settings")
+
+
 def incidents_of(notes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The bots' incidents among a table's stored notes (the others are presence notes)."""
-    return [n for n in notes if "presence" not in n]
+    """The bots' incidents among a table's stored notes (``OTHER_NOTES`` are not)."""
+    return [n for n in notes if not any(k in n for k in OTHER_NOTES)]

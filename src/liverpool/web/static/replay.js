@@ -6,6 +6,7 @@
 // hand end (the board a hand was scored on), score sheet.
 
 import { cardElement, meldElement } from "./cards.js";
+import { replayChat } from "./chat.js";
 import { entriesNodes } from "./events.js";
 import { api, errorText, h } from "./util.js";
 
@@ -125,7 +126,8 @@ class ReplayView {
         h("span#replay-stock", { text: `stock: ${s.stock} card${s.stock === 1 ? "" : "s"}` })),
       players, melds);
     const y = window.scrollY;
-    this.root.replaceChildren(panel, this.scoreSheet(), h("section.panel", {}, h("h3", { text: "Every step" }), list));
+    const chat = (r.chat || []).length ? replayChat(r.chat, this.at) : null; // each line at its step
+    this.root.replaceChildren(panel, chat || "", this.scoreSheet(), h("section.panel", {}, h("h3", { text: "Every step" }), list));
     window.scrollTo(0, y);
     // keep the current step in view inside the list, without scrolling the page
     const box = this.root.querySelector(".replay-actions");

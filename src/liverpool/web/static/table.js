@@ -22,6 +22,7 @@ import {
   cardBack, cardElement, cardText, cardsText, contractText, isWild, meldElement, meldName,
   meldOrder, richText, sortCards, symbolize,
 } from "./cards.js";
+import { Chat } from "./chat.js";
 import { cardGlyph, entryNodes, entryWords } from "./events.js";
 import { guide, guideButton } from "./guide.js";
 import { resetSignals, signalEvents, signalTurn, signalWindow } from "./notify.js";
@@ -264,6 +265,7 @@ class TableClient {
     try {
       this.folded = new Set(JSON.parse(localStorage.getItem(`liverpool:${tableId}:folded`) || "[]"));
     } catch (e) { this.folded = new Set(); }
+    this.chat = new Chat(tableId, { send: (m) => this.send(m), seat: () => this.seat }); // chat.js
   }
 
   /** The player's key for the hello: when the seat was taken as that player (or there is no
@@ -429,6 +431,7 @@ class TableClient {
 
   receive(msg) {
     if (typeof msg.version === "number") this.version = msg.version;
+    if (this.chat.receive(msg)) return; // the chat's own messages redraw the chat alone
     switch (msg.type) {
       case "welcome":
         if (this.closed) return;
@@ -963,6 +966,7 @@ class TableClient {
       bits.push(h("span#preset-label", { text: rulesWords }));
     }
     if (this.seat === null) bits.push(h("span.badge", { text: "watching" }));
+    bits.push(this.chat.watchersButton());
     const url = this.link();
     const share = url ? h("button#share.small.secondary", { type: "button", text: "Copy link", dataset: { link: url }, onclick: async (e) => {
       const ok = await copyText(url);
@@ -973,6 +977,7 @@ class TableClient {
       tools.push(
         h("button#rules-button.small.secondary", { type: "button", text: "Rules", "aria-expanded": String(this.drawer && this.side === "rules"), "aria-controls": "side", onclick: () => this.openSide("rules") }),
         h("button#log-button.small.secondary", { type: "button", text: "Moves", "aria-expanded": String(this.drawer && this.side === "log"), "aria-controls": "side", onclick: () => this.openSide("log") }),
+        h("button#chat-button.small.secondary", { type: "button", text: "Chat", "aria-expanded": String(this.drawer && this.side === "chat"), "aria-controls": "side", onclick: () => this.openSide("chat") }, this.chat.badge()),
         h("button#scores-button.small.secondary", { type: "button", text: "Scores", onclick: () => { this.overlay = this.overlay === "scores" ? null : "scores"; this.render(); } }),
         h("button#four-color.small.secondary", { type: "button", title: "four-colour deck: ♠ black, ♥ red, ♦ blue, ♣ green",
           "aria-pressed": String(this.fourColor), onclick: () => this.toggleFourColor() },
@@ -1065,7 +1070,7 @@ class TableClient {
     const sheet = t.rules_sheet && t.status !== "expired" ?
       h("details.panel.rules-preview", {}, h("summary", { text: `The rules: ${t.rules}` + (Object.keys(t.overrides || {}).length ? ` with ${plural(Object.keys(t.overrides).length, "change")}` : "") }),
         this.renderRulesSheet()) : null;
-    return h("div.waiting-wrap", {}, h("section.panel.waiting", {}, ...parts), sheet);
+    return h("div.waiting-wrap", {}, h("section.panel.waiting", {}, ...parts), t.status === "expired" ? null : this.chat.panel(), sheet);
   }
 
   renderPlayers() {
@@ -1270,9 +1275,11 @@ class TableClient {
   renderSide() {
     const tab = (id, key, label) => h(`button#${id}.tab` + (this.side === key ? ".on" : ""), { type: "button", role: "tab",
       "aria-selected": String(this.side === key), text: label, onclick: () => { this.side = key; this.render(); } });
-    const body = this.side === "rules" ? this.renderRules() : this.renderLog();
+    const body = this.side === "rules" ? this.renderRules() : this.side === "chat" ? this.chat.panel() : this.renderLog();
+    const chatTab = tab("tab-chat", "chat", "Chat");
+    chatTab.append(this.chat.badge());
     return h("aside#side.side" + (this.drawer ? ".open" : ""), { "aria-label": this.side === "rules" ? "rules" : "moves" },
-      h("div.side-head", {}, h("div.tabs", { role: "tablist" }, tab("tab-log", "log", "Moves"), tab("tab-rules", "rules", "Rules")),
+      h("div.side-head", {}, h("div.tabs", { role: "tablist" }, tab("tab-log", "log", "Moves"), tab("tab-rules", "rules", "Rules"), chatTab),
         h("button#side-close.small.secondary.close", { type: "button", "aria-label": "close", text: "✕", onclick: () => { this.drawer = false; this.render(); } })),
       h("div.side-body", {}, body));
   }
