@@ -61,7 +61,7 @@ def _print_summary(out: dict[str, Any], game: Game) -> None:
     console = Console()
     if out["error"]:
         err = out["error"]
-        console.print(f"[red]action {err['index']} is illegal:[/] {err['reason']}")
+        console.print(f"[red]action {err['number']} is illegal:[/] {err['reason']}")
     else:
         console.print(f"[green]replayed {out['actions_applied']} actions[/]")
     state = "game over" if game.over else f"hand {out['hand_number']} ({out['contract']})"

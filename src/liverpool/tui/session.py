@@ -223,7 +223,7 @@ class Session:
         except RecordError as e:
             raise SessionError(f"{file} is not a game record: {e}") from None
         if result.error is not None:
-            raise SessionError(f"{file}: action {result.error['index']} is illegal: "
+            raise SessionError(f"{file}: action {result.error['number']} is illegal: "
                                f"{result.error['reason']}")
         game = result.game
         human, levels, game_id = 0, None, None

@@ -100,7 +100,7 @@ class Replayer:
                 if done and done % CHECKPOINT_EVERY == 0:
                     self.checkpoints[done] = game.clone()
         except ReplayError as e:
-            self.error = f"action {e.index} is illegal: {e.reason}"
+            self.error = f"action {e.number} is illegal: {e.reason}"
         self.final = game
         self.frames = [Frame(0)]
         for step_no in range(1, len(self.actions) + 1):
