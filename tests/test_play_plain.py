@@ -10,10 +10,12 @@ import json
 import os
 import random
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import stacked_game
 from test_tui import ScriptBot, one_card_session, scenario_game, scenario_session
 
@@ -24,7 +26,7 @@ from liverpool.record import replay
 from liverpool.rules import RuleSet
 from liverpool.rulestext import PRESET_LINES, rules_sheet
 from liverpool.tui.plain import run_plain
-from liverpool.tui.session import Session, seat_file_for
+from liverpool.tui.session import Session, command_words, seat_file_for
 
 ROOT = Path(__file__).resolve().parents[1]
 LIVERPOOL = [sys.executable, "-m", "liverpool.cli"]
@@ -160,7 +162,10 @@ def test_saving_and_resuming_through_the_command(tmp_path: Path) -> None:
         timeout=120, env=env)
     assert first.returncode == 0, first.stderr
     assert "Hint: " in first.stdout
-    assert f"liverpool play --resume {save}" in first.stdout
+    # the exit line's command works as typed: run as a module, the interpreter and -m (a bare
+    # "liverpool" is not on the PATH of the README's set-up)
+    resume = first.stdout.split("go on with: ")[1].splitlines()[0]
+    assert resume == f"{shlex.quote(sys.executable)} -m liverpool.cli play --resume {save}"
     rec = json.loads(save.read_text())
     assert rec["seed"] == 11 and rec["players"] == ["You", "Bob", "Cy", "Dee"]
     seats = json.loads(seat_file_for(save).read_text())
@@ -171,7 +176,7 @@ def test_saving_and_resuming_through_the_command(tmp_path: Path) -> None:
         game = replay(rec).game
         assert 0 in game.to_act()
         choice = BasicBot().choose(game.view_for(0), game.legal_actions(0), random.Random(1))
-        again = subprocess.run([*LIVERPOOL, "play", "--plain", "--resume", str(save)],
+        again = subprocess.run([*shlex.split(resume), "--plain"],
                                input=command_for(choice) + "\n", capture_output=True,
                                text=True, timeout=120, env=env)
         assert again.returncode == 0, again.stderr
@@ -300,3 +305,26 @@ def test_a_terminal_game_searches_go_downs_within_the_persons_budget(tmp_path: P
     assert session.game.search_budget == PERSON_SEARCH_BUDGET == Limits().search_budget
     again = Session.resume(str(tmp_path / "game.json"))
     assert again.game.search_budget == PERSON_SEARCH_BUDGET
+
+
+def test_the_exit_lines_command_is_the_one_that_started_the_game(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``liverpool`` only when that name on the PATH is this program; else the script's path
+    as typed (``.venv/bin/liverpool`` of the README), or the interpreter with ``-m``."""
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    script = bin_dir / "liverpool"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "elsewhere"))
+    assert command_words("venv/bin/liverpool") == "venv/bin/liverpool"
+    monkeypatch.setenv("PATH", str(bin_dir))
+    assert command_words(str(script)) == "liverpool"
+    assert command_words("/opt/liverpool/cli.py", "/usr/bin/python3") == \
+        "/usr/bin/python3 -m liverpool.cli"
+    monkeypatch.setattr(sys, "argv", ["venv/bin/liverpool", "play"])
+    monkeypatch.setenv("PATH", str(tmp_path / "elsewhere"))
+    session = scenario_session(tmp_path)
+    assert session.saved_message().endswith(
+        f"go on with: venv/bin/liverpool play --resume {tmp_path / 'game.json'}")

@@ -19,6 +19,9 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import shlex
+import shutil
+import sys
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -123,6 +126,23 @@ def record_id(rec: Any) -> str:
 
 
 EndListener = Callable[["Session"], list[str]]
+
+COMMAND = "liverpool"
+
+
+def command_words(argv0: str | None = None, executable: str | None = None) -> str:
+    """How to start this program again, as typed from where the person is: ``liverpool`` when
+    that name on the PATH is this very program; else the script's path as it was typed (the
+    README's set-up leaves ``.venv/bin/liverpool`` off the PATH); else, when it was run as a
+    module, the interpreter's path with ``-m liverpool.cli``."""
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    script = Path(argv0)
+    if script.name in (COMMAND, f"{COMMAND}.exe", f"{COMMAND}-script.py"):
+        found = shutil.which(COMMAND)
+        if found is not None and Path(found).resolve() == script.resolve():
+            return COMMAND
+        return shlex.quote(argv0)
+    return f"{shlex.quote(executable or sys.executable)} -m liverpool.cli"
 
 
 def bot_levels(spec: str, bot_seats: int) -> list[str]:
@@ -416,8 +436,12 @@ class Session:
         return list(self.end_lines)
 
     def saved_message(self) -> str:
+        """Where the game is, and the command that goes on with it (or watches it), as it
+        can be typed from here."""
+        command = command_words()
+        path = shlex.quote(str(self.save_path))
         if self.game.over:
-            return f"The game record is in {self.save_path} (liverpool replay " \
-                   f"{self.save_path} --watch steps through it)."
+            return f"The game record is in {self.save_path} ({command} replay {path} --watch " \
+                   f"steps through it)."
         return f"The game is saved in {self.save_path}; go on with: " \
-               f"liverpool play --resume {self.save_path}"
+               f"{command} play --resume {path}"
