@@ -468,7 +468,7 @@ def test_a_bad_records_action_is_numbered_from_1_in_every_message(
     err = json.loads(capsys.readouterr().out)["error"]
     assert (err["index"], err["number"]) == (3, 4)
     assert Replayer(rec).error is not None and Replayer(rec).error.startswith("action 4 is ")
-    with pytest.raises(ReplayError, match="^action 4 of the record does not replay"):
+    with pytest.raises(ReplayError, match=r"^action 4 of the record does not replay"):
         list(steps(rec))
     with pytest.raises(SessionError, match="action 4 is illegal"):
         Session.resume(str(path))
