@@ -328,3 +328,12 @@ def test_the_exit_lines_command_is_the_one_that_started_the_game(
     session = scenario_session(tmp_path)
     assert session.saved_message().endswith(
         f"go on with: venv/bin/liverpool play --resume {tmp_path / 'game.json'}")
+
+
+def test_plain_writes_the_record_notation_and_reads_both(tmp_path: Path) -> None:
+    """One notation in the plain mode (``7H``, which a screen reader says as written); a card
+    may be typed either way (``K♦`` or ``KD``)."""
+    session = scenario_session(tmp_path)
+    text = run_lines(session, ["draw", "discard K♦", "buy"])
+    assert "You discard KD" in text and "You buy 7D (+1 penalty card: 10C)" in text
+    assert not set("♠♥♦♣") & set(text)

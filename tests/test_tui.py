@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,7 +31,14 @@ from liverpool.rules import RuleSet
 from liverpool.rulestext import PRESET_LINES, rules_sheet
 from liverpool.tui.app import PlayApp
 from liverpool.tui.session import Session
-from liverpool.tui.text import fit_parts, meld_text, possessive, second_person, subject
+from liverpool.tui.text import (
+    faces,
+    fit_parts,
+    meld_text,
+    possessive,
+    second_person,
+    subject,
+)
 from liverpool.tui.watch import Replayer, WatchApp
 from liverpool.tui.widgets import Menu, Notice, TailLog
 
@@ -130,7 +138,7 @@ async def test_a_whole_hand_with_the_keyboard(tmp_path: Path) -> None:
     async with app.run_test(size=(150, 50)) as pilot:
         await pilot.pause()
         assert session.human_to_act() and game.phase.value == "draw"
-        assert "take the discard AH or draw" in prompt_of(app)
+        assert "take the discard A♥ or draw" in prompt_of(app)
         await pilot.press("d")  # draw from the stock (the bots pass the opening upcard)
         await pilot.pause()
         assert parse_card("JH") in session.view().hand
@@ -145,7 +153,7 @@ async def test_a_whole_hand_with_the_keyboard(tmp_path: Path) -> None:
         before = len(game.actions)
         await pilot.press("enter")
         assert app.errors[-1] == expected
-        assert expected in prompt_of(app).replace("\n", " ")
+        assert faces(expected) in prompt_of(app).replace("\n", " ")
         assert len(game.actions) == before
         await pilot.press("escape")
         assert not app.composing
@@ -154,7 +162,7 @@ async def test_a_whole_hand_with_the_keyboard(tmp_path: Path) -> None:
         await pilot.press("d")  # discard KD; Bob draws and discards 7D, Cy draws: the buy
         await pilot.pause()
         assert game.phase.value == "buy" and session.human_to_act()
-        assert "Buy 7D?" in prompt_of(app)
+        assert "Buy 7♦?" in prompt_of(app)
         await pilot.press("b")
         await pilot.pause()
         assert parse_card("7D") in session.view().hand
@@ -162,7 +170,7 @@ async def test_a_whole_hand_with_the_keyboard(tmp_path: Path) -> None:
         assert session.view().buys[0] == 1
         log = app.query_one("#log", RichLog)
         # the person's own penalty card is named to them
-        assert any("You buy 7D (+1 penalty card: 10C)" in line.text for line in log.lines)
+        assert any("You buy 7♦ (+1 penalty card: 10♣)" in line.text for line in log.lines)
 
         # second turn: draw 6C, go down with melds picked card by card
         assert game.phase.value == "draw" and session.human_to_act()
@@ -260,7 +268,7 @@ async def test_accept_the_suggested_go_down_and_hint(tmp_path: Path) -> None:
         await app.workers.wait_for_complete()  # the search runs off the screen's thread
         await pilot.pause()
         hint = session.hint()
-        assert hint is not None and hint[1] in prompt_of(app)
+        assert hint is not None and faces(hint[1]) in prompt_of(app)
         await pilot.press("g")
         assert "suggested" in text_of(app.query_one("#compose", Static))
         await pilot.press("a")
@@ -394,7 +402,7 @@ async def test_a_warning_and_the_question_both_stay_in_sight(tmp_path: Path,
         assert session.human_to_act() and session.view().hand_sizes[1] == 1
         prompt = app.query_one("#prompt", Static)
         warnings = app.query_one("#warnings", Static)
-        assert "Buy QH?" in prompt_of(app) and "b buy" in prompt_of(app)
+        assert "Buy Q♥?" in prompt_of(app) and "b buy" in prompt_of(app)
         assert "Bob has one card left" in text_of(warnings)
         assert covered(app, prompt) == set() and covered(app, warnings) == set()
         assert prompt.region.height >= 2 and warnings.region.height >= 1
@@ -479,7 +487,7 @@ async def test_the_lay_off_menu_and_the_log_say_your_meld(tmp_path: Path) -> Non
         app.screen.dismiss(1)
         await pilot.pause()
         log = [line.text for line in app.query_one("#log", RichLog).lines]
-        assert any("You lay 8C on your run: 4C 5C JK 7C 8C" in line for line in log), log
+        assert any("You lay 8♣ on your run: 4♣ 5♣ JK 7♣ 8♣" in line for line in log), log
         assert not any("You's" in line for line in log)
 
 
@@ -579,7 +587,7 @@ async def test_the_log_always_shows_its_newest_line(tmp_path: Path) -> None:
         assert_newest_in_sight(log)
         # the draw, then (the bots passed the discard) the card it brought
         assert log.entries[-2].plain == "You draw from the stock"
-        assert log.entries[-1].plain == "Your draw from the stock: JH"
+        assert log.entries[-1].plain == "Your draw from the stock: J♥"
 
 
 def rows_shown(widget: Static) -> list[str]:
@@ -770,3 +778,59 @@ async def test_watch_shows_the_rules_too(tmp_path: Path) -> None:
         assert isinstance(app.screen, Notice)
         shown = squeeze(text_of(app.screen.query_one(Static)))
         assert "▶ 1. 2 sets" in shown and "Which contracts are played: [1, 2, 3]" in shown
+
+
+ASCII_CARD = re.compile(r"(?<!\w)(?:10|[2-9AJQK])[SHDC](?!\w)")
+
+
+async def test_one_screen_one_card_notation(tmp_path: Path) -> None:
+    """The app writes cards with suit symbols everywhere on its screen: the board, the
+    question, the log, a hint and an engine's refusal (they came in the record's ``AC``
+    notation beside the board's ``A♣``)."""
+    session = scenario_session(tmp_path)
+    app = PlayApp(session, pace=0)
+    seen: list[str] = []
+
+    def look() -> None:
+        for panel in ("#prompt", "#hand", "#pile", "#melds", "#compose"):
+            seen.append(text_of(app.query_one(panel, Static)))
+        seen.extend(entry.plain for entry in app.query_one("#log", TailLog).entries)
+
+    async with app.run_test(size=(150, 50)) as pilot:
+        await pilot.pause()
+        look()
+        await pilot.press("d")  # the drawn card named, after the bots pass the upcard
+        await pilot.pause()
+        await pilot.press("h")  # the hint's reason
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        look()
+        await pilot.press("g")
+        await select(pilot, app, "7H 7S 4C")
+        await pilot.press("m", "enter")  # refused: the engine's reason
+        await pilot.pause()
+        assert app.errors
+        look()
+        await pilot.press("escape")
+        await point_at(pilot, app, "KD")
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("b")  # bought, with the penalty card named
+        await pilot.pause()
+        look()
+    shown = "\n".join(seen)
+    assert "J♥" in shown and "7♦" in shown and "10♣" in shown
+    assert ASCII_CARD.findall(shown) == []
+
+
+async def test_watch_writes_cards_one_way_too(tmp_path: Path) -> None:
+    replayer = Replayer(demo_record(tmp_path))
+    app = WatchApp(replayer, "demo.json")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("end")
+        await pilot.pause()
+        log = "\n".join(entry.plain for entry in app.query_one("#log", TailLog).entries)
+        assert "♥" in log and ASCII_CARD.findall(log) == []
+    # into a pipe the moves keep the record's notation
+    assert any(ASCII_CARD.search(line.plain) for _, line in replayer.log_entries())

@@ -10,7 +10,7 @@ sheet* (panels over the board that do not pause the game).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.console import Group
@@ -19,7 +19,6 @@ from textual import events
 from textual.binding import Binding, BindingType
 
 from ..actions import Action
-from ..cards import Card, card_str
 from .board import PACES
 from .godown import GoDownEditor
 from .menus import Menus
@@ -158,6 +157,3 @@ class PlayApp(Menus, GoDownEditor):
         self.push_screen(Notice(Group(*body, score_table(g.players, g.scores, g.totals,
                                                           g.winners))))
 
-
-def card_list(cards: Sequence[Card]) -> str:
-    return " ".join(card_str(c) for c in cards)

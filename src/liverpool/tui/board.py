@@ -31,6 +31,7 @@ from .session import BotTurn, Session
 from .text import (
     JOKER_STYLE,
     face,
+    faces,
     fit_parts,
     question,
     rules_label,
@@ -218,7 +219,7 @@ class Board(App[None]):
         elif s.human_to_act():
             v = self.view()
             legal = s.legal()
-            t.append(question(v, legal), style="bold")
+            t.append(faces(question(v, legal)), style="bold")
             t.append("\n")
             t.append(self.keys_text(v, legal), style="cyan")
         else:

@@ -20,7 +20,7 @@ from ..actions import Action
 from ..engine import HandStarted, IllegalActionError
 from .board import Board
 from .session import Event
-from .text import YOU, deal_words, second_person
+from .text import YOU, deal_words, faces, second_person
 from .widgets import Notice, TailLog, hand_result_view, score_table
 
 WARNINGS_SHOWN = 2  # the newest warnings shown above the prompt; the log keeps them all
@@ -134,7 +134,7 @@ class Pacing(Board):
     def show_event(self, ev: Event) -> None:
         human = self.session.human
         for line in ev.lines:
-            self.log_line(Text(line.text, style="bold" if line.seat == human else ""))
+            self.log_line(Text(faces(line.text), style="bold" if line.seat == human else ""))
         for w in ev.warnings:
             self.log_line(Text(f"⚠ {w}", style="bold red"))
             # a line of its own above the prompt, not a toast: a toast covered the question
@@ -186,7 +186,7 @@ class Pacing(Board):
         except IllegalActionError as e:
             self.errors.append(str(e))
             reason = second_person(str(e), self.view().players[self.session.human])
-            self.say(f"Not allowed: {reason}", "bold red")
+            self.say(f"Not allowed: {faces(reason)}", "bold red")
             self.refresh_all()
             return False
         self.message = Text()
@@ -219,7 +219,7 @@ class Pacing(Board):
         if at != len(self.session.game.actions):
             return  # the position changed meanwhile; the hint was for a move already made
         a, why = h
-        self.say(f"Hint: {why}", "bold green")
+        self.say(f"Hint: {faces(why)}", "bold green")
         if a.card is not None:
             cards = self.shown_hand()
             if a.card in cards:

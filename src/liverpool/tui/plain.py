@@ -31,7 +31,7 @@ from .text import (
     subject,
 )
 
-HELP = """Commands (a card is written like 7H, 10S, QD, JK; table melds by their number):
+HELP = """Commands (a card is written like 7H, 10S, QD, JK, or 7♥; table melds by their number):
   take                      take the top discard
   draw                      draw from the stock
   nodraw                    lay off instead of drawing (where the rules allow it)

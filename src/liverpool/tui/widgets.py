@@ -25,7 +25,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
-from ..cards import Card, card_str
+from ..cards import Card
 from ..engine import SeatView
 from ..melds import Meld
 from ..rules import RuleSet
@@ -113,7 +113,7 @@ def hand_text(cards: Sequence[Card], cursor: int | None, selected: set[int],
         out.append(f" {face(c)} ", style=style)
         out.append(" ")
     if taken is not None and taken in cards:
-        out.append(f"  (took {card_str(taken)})", style="dim")
+        out.append(f"  (took {face(taken)})", style="dim")
     return out
 
 
