@@ -337,3 +337,23 @@ def test_plain_writes_the_record_notation_and_reads_both(tmp_path: Path) -> None
     text = run_lines(session, ["draw", "discard K♦", "buy"])
     assert "You discard KD" in text and "You buy 7D (+1 penalty card: 10C)" in text
     assert not set("♠♥♦♣") & set(text)
+
+
+def test_every_card_the_person_receives_is_named(tmp_path: Path) -> None:
+    """A screen-reader user need not compare hand lists: the deal, the card drawn, bought (with
+    its penalty card), taken from the pile and the wild swapped back each get a line that
+    names them, read from the engine's events."""
+    text = run_lines(scenario_session(tmp_path), [
+        "draw", "discard KD", "buy", "draw", "down 7H 7S 7D / JK 4C 5C 7C", "lay 8C 1",
+        "swap 6C 1"])
+    dealt = re.search(r"Dealt to you \(11 cards\): (.*)\.", text)
+    assert dealt is not None
+    assert sorted(parse_cards(dealt.group(1))) == sorted(parse_cards(
+        "7H 7S 4C 5C 7C JK 8C 9C 3C 2C KD"))
+    assert "Into your hand: JH (drawn from the stock)." in text
+    assert "Into your hand: 7D (bought from the discard pile); 10C (penalty card)." in text
+    assert "Into your hand: 6C (drawn from the stock)." in text
+    assert "Into your hand: JK (the wild you swapped out of a meld)." in text
+    assert text.index("Dealt to you") < text.index("Into your hand: JH")
+    taken = run_lines(scenario_session(tmp_path / "t"), ["take"])
+    assert "Into your hand: AH (taken from the discard pile)." in taken

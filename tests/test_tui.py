@@ -834,3 +834,25 @@ async def test_watch_writes_cards_one_way_too(tmp_path: Path) -> None:
         assert "♥" in log and ASCII_CARD.findall(log) == []
     # into a pipe the moves keep the record's notation
     assert any(ASCII_CARD.search(line.plain) for _, line in replayer.log_entries())
+
+
+async def test_the_card_drawn_is_named_and_marked_until_the_next_draw(tmp_path: Path) -> None:
+    session = scenario_session(tmp_path)
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("d")  # JH comes once the bots have passed the upcard
+        await pilot.pause()
+        hand = text_of(app.query_one("#hand", Static))
+        assert "You drew J♥" in prompt_of(app)
+        assert "▸J♥" in hand and "(▸ drew J♥)" in hand and hand.count("▸") == 2
+        await point_at(pilot, app, "KD")
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("b")  # the buy brings 7D and a penalty card, not a draw
+        await pilot.pause()
+        assert "▸J♥" in text_of(app.query_one("#hand", Static))
+        await pilot.press("d")
+        await pilot.pause()
+        hand = text_of(app.query_one("#hand", Static))
+        assert "▸6♣" in hand and "▸J♥" not in hand and "You drew 6♣" in prompt_of(app)

@@ -96,6 +96,7 @@ class Board(App[None]):
         self.warnings: list[str] = []  # the newest warnings, shown above the prompt
         self.errors: list[str] = []  # every illegal choice's reason, newest last (tests read it)
         self.rng = random.Random(session.game.seed)
+        self.drawn: Card | None = None  # the card last drawn from the stock, marked in the hand
 
     # ---- layout --------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -150,7 +151,7 @@ class Board(App[None]):
         hand = self.query_one("#hand", Static)
         hand.border_title = f"your hand ({len(v.hand)}) · sorted by {self.order}"
         hand.update(hand_text(cards, self.cursor if cards else None, self.selected,
-                              rules.deuces_wild, v.taken))
+                              rules.deuces_wild, v.taken, self.drawn))
         comp = self.query_one("#compose", Static)
         comp.set_class(self.composing, "on")
         if self.composing:

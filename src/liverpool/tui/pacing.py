@@ -20,7 +20,7 @@ from ..actions import Action
 from ..engine import HandStarted, IllegalActionError
 from .board import Board
 from .session import Event
-from .text import YOU, deal_words, faces, second_person
+from .text import YOU, deal_words, face, faces, second_person
 from .widgets import Notice, TailLog, hand_result_view, score_table
 
 WARNINGS_SHOWN = 2  # the newest warnings shown above the prompt; the log keeps them all
@@ -135,6 +135,12 @@ class Pacing(Board):
         human = self.session.human
         for line in ev.lines:
             self.log_line(Text(faces(line.text), style="bold" if line.seat == human else ""))
+        for got in ev.received:
+            if got.how == "dealt":
+                self.drawn = None  # a new hand: nothing drawn yet
+            elif got.how == "drawn":
+                self.drawn = got.cards[0]  # marked in the hand until the next draw
+                self.say(f"You drew {face(self.drawn)}", "bold")
         for w in ev.warnings:
             self.log_line(Text(f"⚠ {w}", style="bold red"))
             # a line of its own above the prompt, not a toast: a toast covered the question

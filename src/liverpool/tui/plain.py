@@ -18,7 +18,7 @@ from ..actions import Action, ActionFormatError
 from ..cards import CardError, card_str, parse_card, parse_cards
 from ..engine import HandStarted, IllegalActionError, SeatView
 from ..rulestext import PRESET_LINES, rules_sheet
-from .session import Event, HandResult, Session
+from .session import Event, HandResult, Received, Session, received_words
 from .text import (
     YOU,
     action_label,
@@ -78,6 +78,8 @@ class PlainUI:
                  f"rules for the table's rules.")
         if s.dealt is not None and not s.over:
             self.say(self.hand_header(s.dealt))
+            if s.dealt_hand is not None:
+                self.say(received_words([Received(s.dealt_hand, "dealt")], g_players))
         if s.over:  # a finished game resumed: its end, counted once
             self.say(self.score_sheet())
             for line in s.finish():
@@ -112,14 +114,22 @@ class PlainUI:
             s.close()
 
     def report(self, ev: Event) -> None:
+        players = self.s.game.players
         for line in ev.lines:
             self.say(line.text)
+        # every card that came into the person's hand, named, in one form to listen for
+        got = [r for r in ev.received if r.how != "dealt"]
+        if got:
+            self.say(received_words(got, players))
         for w in ev.warnings:
             self.say(f"Warning: {w}.")
         if ev.hand is not None:
             self.say(self.hand_result(ev.hand))
         if ev.dealt is not None:
             self.say(self.hand_header(ev.dealt))
+            dealt = [r for r in ev.received if r.how == "dealt"]
+            if dealt:
+                self.say(received_words(dealt, players))
         if ev.game_over:
             self.say(self.score_sheet())
             g = self.s.game

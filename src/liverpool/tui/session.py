@@ -31,10 +31,10 @@ from typing import Any
 
 from ..actions import Action
 from ..bots import Bot, BotSpecError, hint, make_bot
-from ..cards import Card
+from ..cards import Card, cards_str
 from ..engine import Event as GameEvent
 from ..engine import Game, HandEnded, HandStarted, IllegalActionError, SeatView
-from ..engine.events import GameEnded
+from ..engine.events import Bought, Called, Drew, GameEnded, Gave, Swapped, Took
 from ..match import BotMove, Match
 from ..narrate import Narrator
 from ..paths import games_dir
@@ -89,6 +89,63 @@ class Event:
     game_over: bool = False
     end_lines: list[str] = field(default_factory=list)  # the end listener's, at the game's end
     warnings: list[str] = field(default_factory=list)  # "Bob has one card left"
+    # the cards that came into the person's hand, each way they came (a new deal's too)
+    received: list[Received] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Received:
+    """Cards that came into the person's hand, and how (``how``: dealt, drawn, taken,
+    bought, penalty, swapped, called, back, given; ``giver``: who gave them)."""
+
+    cards: tuple[Card, ...]
+    how: str
+    giver: int | None = None
+
+
+RECEIVED_WORDS = {"drawn": "drawn from the stock", "taken": "taken from the discard pile",
+                  "bought": "bought from the discard pile", "penalty": "penalty card",
+                  "swapped": "the wild you swapped out of a meld", "called": "called",
+                  "back": "your discard, given back"}
+
+
+def received(e: GameEvent, seat: int) -> list[Received]:
+    """The cards the engine's event ``e`` (as ``seat`` sees it: ``e.for_seat(seat)``) put
+    into ``seat``'s hand: read from the event, never from comparing hands."""
+    if isinstance(e, Drew):
+        return [Received((e.card,), "drawn")] if e.seat == seat and e.card is not None else []
+    if isinstance(e, Took):
+        return [Received((e.card,), "taken")] if e.seat == seat else []
+    if isinstance(e, Bought):
+        if e.seat != seat:
+            return []
+        return [Received(e.cards, "bought")] + (
+            [Received(e.penalty_cards, "penalty")] if e.penalty_cards else [])
+    if isinstance(e, Swapped):
+        return [Received((e.wild,), "swapped")] if e.seat == seat else []
+    if isinstance(e, Called):
+        if e.mode == "bonus" and e.seat == seat:
+            return [Received((e.card,), "called")]
+        if e.mode == "take_back" and e.to == seat:
+            return [Received((e.card,), "back")] + (
+                [Received((e.penalty_card,), "penalty")] if e.penalty_card is not None else [])
+        return []
+    if isinstance(e, Gave):
+        return [Received((e.card,), "given", e.seat)] if e.to == seat else []
+    return []
+
+
+def received_words(got: Sequence[Received], players: Sequence[str]) -> str:
+    """``Into your hand: 7D (bought from the discard pile); 10C (penalty card).``, cards in the
+    record's notation; a dealt hand: ``Dealt to you (11 cards): ...``."""
+    if got and got[0].how == "dealt":
+        return f"Dealt to you ({len(got[0].cards)} cards): {cards_str(got[0].cards)}."
+    parts = []
+    for r in got:
+        how = f"given by {players[r.giver]}" if r.giver is not None else \
+            RECEIVED_WORDS.get(r.how, r.how)
+        parts.append(f"{cards_str(r.cards)} ({how})")
+    return "Into your hand: " + "; ".join(parts) + "."
 
 
 def hand_result(e: HandEnded) -> HandResult:
@@ -191,8 +248,10 @@ class Session:
         # named
         self.narrator = Narrator(game.players, reader=human)
         self._news: list[GameEvent] = []  # the match's events since the last Event
-        # the hand in progress, as it was dealt (set by ``_heard``; None: the game was over)
+        # the hand in progress, as it was dealt (set by ``_heard``; None: the game was over),
+        # and the person's cards as dealt (None: a game resumed after its deal)
         self.dealt: HandStarted | None = None
+        self.dealt_hand: tuple[Card, ...] | None = None
         # the same events every host sends (rules with overrides, the bot's seed)
         self.match.start()
         self.match.decision()  # nothing waits on nobody: the game is at a seat's decision
@@ -268,6 +327,7 @@ class Session:
             game_id = record_id(rec)  # the same id however often this record is resumed
         target = Path(save) if save else path
         session = cls(game, human, levels, target, game.seed, game_id=game_id)
+        session.dealt_hand = None  # the hand was dealt before the game was saved
         if target != path or not seats_path.exists() or game_id != session.game_id:
             session.save_seats()
         session.save()
@@ -385,6 +445,8 @@ class Session:
         self._news.append(event)
         if isinstance(event, HandStarted):
             self.dealt = event
+            # the deal is the last thing an action does: the person's hand is as dealt now
+            self.dealt_hand = tuple(self.game.view_for(self.human).hand)
             self.warned = set()  # a new hand: nobody has been announced on one card
 
     def _event(self, a: Action) -> Event:
@@ -395,12 +457,16 @@ class Session:
                 ev.hand = hand_result(e)
             elif isinstance(e, HandStarted):
                 ev.dealt = e
+                if self.dealt_hand is not None:
+                    ev.received.append(Received(self.dealt_hand, "dealt"))
             elif isinstance(e, GameEnded):
                 ev.game_over = True
             else:
-                text = self.narrator.line(e.for_seat(self.human))
+                seen = e.for_seat(self.human)
+                text = self.narrator.line(seen)
                 if text is not None:
                     ev.lines.append(Line(e.actor, text))
+                ev.received += received(seen, self.human)
         self._news.clear()
         if ev.game_over:
             ev.end_lines = self.finish()  # the record of the last action is saved already

@@ -98,22 +98,27 @@ def pile_text(view: SeatView) -> Text:
 
 
 def hand_text(cards: Sequence[Card], cursor: int | None, selected: set[int],
-              deuces_wild: bool, taken: Card | None = None) -> Text:
+              deuces_wild: bool, taken: Card | None = None, drawn: Card | None = None) -> Text:
     """The hand as a row of cards; the cursor's card reversed, selected cards underlined on
-    blue, and the card taken from the pile this turn starred."""
+    blue, the card taken from the pile this turn named, and the card last drawn from the stock
+    marked ``▸`` and named (one copy of it, where the decks give two)."""
     out = Text()
     if not cards:
         out.append("(no cards)", style="dim")
+    marked = cards.index(drawn) if drawn is not None and drawn in cards else None
     for i, c in enumerate(cards):
         style = card_style(c, deuces_wild)
         if i in selected:
             style += " underline on blue"
         if i == cursor:
             style += " reverse"
-        out.append(f" {face(c)} ", style=style)
+        out.append("▸" if i == marked else " ", style="bold yellow")
+        out.append(f"{face(c)} ", style=style)
         out.append(" ")
     if taken is not None and taken in cards:
         out.append(f"  (took {face(taken)})", style="dim")
+    if marked is not None:
+        out.append(f"  (▸ drew {face(cards[marked])})", style="dim")
     return out
 
 
