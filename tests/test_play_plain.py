@@ -357,3 +357,14 @@ def test_every_card_the_person_receives_is_named(tmp_path: Path) -> None:
     assert text.index("Dealt to you") < text.index("Into your hand: JH")
     taken = run_lines(scenario_session(tmp_path / "t"), ["take"])
     assert "Into your hand: AH (taken from the discard pile)." in taken
+
+
+def test_a_resumed_game_says_this_hand_so_far(tmp_path: Path) -> None:
+    from test_tui import saved_midway
+    session = Session.resume(str(saved_midway(tmp_path)))
+    text = run_lines(session, [])
+    so_far = text[text.index("This hand so far:"):]
+    for line in ("You draw from the stock", "Your draw from the stock: JH", "You discard KD",
+                 "Bob draws from the stock\n", "You buy 7D (+1 penalty card: 10C)"):
+        assert line in so_far, line
+    assert so_far.index("You discard KD") < so_far.index("You buy 7D")

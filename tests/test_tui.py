@@ -856,3 +856,26 @@ async def test_the_card_drawn_is_named_and_marked_until_the_next_draw(tmp_path: 
         await pilot.pause()
         hand = text_of(app.query_one("#hand", Static))
         assert "▸6♣" in hand and "▸J♥" not in hand and "You drew 6♣" in prompt_of(app)
+
+
+def saved_midway(tmp_path: Path) -> Path:
+    """The scenario saved after the person's draw, discard and buy, with its seat file."""
+    session = Session(scenario_game(), 0, [None, "basic", "basic"], tmp_path / "game.json",
+                      bot_seed=1, bots=[None, ScriptBot(["7D"]), ScriptBot()])
+    session.save_seats()
+    advance(session, [Action("draw", 0), Action("discard", 0, card=parse_card("KD")),
+                      Action("buy", 0)])
+    session.close()
+    return tmp_path / "game.json"
+
+
+async def test_a_resumed_games_log_goes_on_from_its_record(tmp_path: Path) -> None:
+    session = Session.resume(str(saved_midway(tmp_path)))
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(150, 50)) as pilot:
+        await pilot.pause()
+        log = [entry.plain for entry in app.query_one("#log", TailLog).entries]
+    moves = ["— hand 1: 1 set + 1 run, Cy deals —", "You draw from the stock",
+             "Your draw from the stock: J♥", "You discard K♦", "Bob draws from the stock",
+             "Bob discards 7♦", "You buy 7♦ (+1 penalty card: 10♣)"]
+    assert [line for line in log if line in moves] == moves, log

@@ -19,7 +19,7 @@ from textual.worker import Worker, WorkerState
 from ..actions import Action
 from ..engine import HandStarted, IllegalActionError
 from .board import Board
-from .session import Event
+from .session import Event, HandResult
 from .text import YOU, deal_words, face, faces, second_person
 from .widgets import Notice, TailLog, hand_result_view, score_table
 
@@ -43,7 +43,17 @@ class Pacing(Board):
         named = "" if me == YOU else f"You are {me}; "
         self.log_line(Text(f"{named}playing with {others}. ? shows the keys.", style="bold"))
         self.log_line(Text(f"Saved as it goes in {s.save_path}", style="dim"))
-        if s.dealt is not None and not s.over:
+        if s.past:  # a resumed game: its log so far, from its record
+            self.log_line(Text("The game so far, from its record:", style="dim"))
+            for item in s.past_lines():
+                if isinstance(item, HandStarted):
+                    self.log_deal(item)
+                elif isinstance(item, HandResult):
+                    self.log_line(self.hand_over_line(item))
+                else:
+                    self.log_line(Text(faces(item.text),
+                                       style="bold" if item.seat == s.human else ""))
+        elif s.dealt is not None and not s.over:
             self.log_deal(s.dealt)
         for line in s.finish():  # a finished game resumed: its end, counted once
             self.log_line(Text(line, style="bold"))
@@ -149,9 +159,7 @@ class Pacing(Board):
         r = ev.hand
         if r is not None:
             self.warnings = []
-            who = " and ".join(g.players[x] for x in r.out) if r.out else "no one"
-            self.log_line(Text(f"Hand {r.number} over: {who} went out. Points: " + ", ".join(
-                f"{g.players[x]} {r.points[x]}" for x in range(g.n)), style="bold green"))
+            self.log_line(self.hand_over_line(r))
         if ev.dealt is not None:
             self.log_deal(ev.dealt)
         if r is not None:
@@ -159,6 +167,12 @@ class Pacing(Board):
             self.last_result = body
             self.open_notice(Group(body, score_table(g.players, g.scores, g.totals),
                                    Text("Enter: go on · q: quit", style="dim")))
+
+    def hand_over_line(self, r: HandResult) -> Text:
+        g = self.session.game
+        who = " and ".join(g.players[x] for x in r.out) if r.out else "no one"
+        return Text(f"Hand {r.number} over: {who} went out. Points: " + ", ".join(
+            f"{g.players[x]} {r.points[x]}" for x in range(g.n)), style="bold green")
 
     def open_notice(self, body: Group | Text) -> None:
         self.paused = True

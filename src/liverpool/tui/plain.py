@@ -18,7 +18,7 @@ from ..actions import Action, ActionFormatError
 from ..cards import CardError, card_str, parse_card, parse_cards
 from ..engine import HandStarted, IllegalActionError, SeatView
 from ..rulestext import PRESET_LINES, rules_sheet
-from .session import Event, HandResult, Received, Session, received_words
+from .session import Event, HandResult, Line, Received, Session, received_words
 from .text import (
     YOU,
     action_label,
@@ -76,7 +76,15 @@ class PlainUI:
                  f"{', '.join(others)}.")
         self.say(f"The game is saved as it goes in {s.save_path}. Type help for the commands, "
                  f"rules for the table's rules.")
-        if s.dealt is not None and not s.over:
+        so_far = s.past_lines(this_hand=True) if not s.over else []
+        if so_far:  # a resumed game: this hand so far, from its record
+            for item in so_far:
+                if isinstance(item, HandStarted):
+                    self.say(self.hand_header(item))
+                    self.say("This hand so far:")
+                elif isinstance(item, Line):
+                    self.say(item.text)
+        elif s.dealt is not None and not s.over:
             self.say(self.hand_header(s.dealt))
             if s.dealt_hand is not None:
                 self.say(received_words([Received(s.dealt_hand, "dealt")], g_players))

@@ -39,7 +39,7 @@ from ..match import BotMove, Match
 from ..narrate import Narrator
 from ..paths import games_dir
 from ..paths import write_atomic as write_text_atomic
-from ..record import RecordError, game_record, replay
+from ..record import RecordError, ReplayError, game_record, new_game_from_record, steps
 from ..rules import RuleSet
 from ..solver import PERSON_SEARCH_BUDGET
 from .text import action_label, possessive, subject
@@ -252,6 +252,9 @@ class Session:
         # and the person's cards as dealt (None: a game resumed after its deal)
         self.dealt: HandStarted | None = None
         self.dealt_hand: tuple[Card, ...] | None = None
+        # a resumed game's actions before this session, as the engine told them when its
+        # record was replayed (for the log: it goes on from there, not from nothing)
+        self.past: list[GameEvent] = []
         # the same events every host sends (rules with overrides, the bot's seed)
         self.match.start()
         self.match.decision()  # nothing waits on nobody: the game is at a seat's decision
@@ -297,14 +300,15 @@ class Session:
             raise SessionError(f"cannot read {file}: {e.strerror}") from None
         except json.JSONDecodeError as e:
             raise SessionError(f"{file} is not a game record (not JSON: {e})") from None
+        past: list[GameEvent] = []  # the game so far, as the engine told it
         try:
-            result = replay(rec, search_budget=PERSON_SEARCH_BUDGET)
+            game = new_game_from_record(rec, search_budget=PERSON_SEARCH_BUDGET)
+            for step in steps(rec, game):
+                past.extend(step.events)
         except RecordError as e:
             raise SessionError(f"{file} is not a game record: {e}") from None
-        if result.error is not None:
-            raise SessionError(f"{file}: action {result.error['number']} is illegal: "
-                               f"{result.error['reason']}")
-        game = result.game
+        except ReplayError as e:
+            raise SessionError(f"{file}: action {e.number} is illegal: {e.reason}") from None
         human, levels, game_id = 0, None, None
         seats_path = seat_file_for(path)
         if seats_path.exists():
@@ -328,6 +332,7 @@ class Session:
         target = Path(save) if save else path
         session = cls(game, human, levels, target, game.seed, game_id=game_id)
         session.dealt_hand = None  # the hand was dealt before the game was saved
+        session.past = past
         if target != path or not seats_path.exists() or game_id != session.game_id:
             session.save_seats()
         session.save()
@@ -484,6 +489,24 @@ class Session:
                     self.warned.add(s)
                     ev.warnings.append(f"{subject(g.players[s], 'has')} one card left")
         return ev
+
+    def past_lines(self, this_hand: bool = False) -> list[Line | HandStarted | HandResult]:
+        """A resumed game so far, for the person (their own cards named, nobody else's): a
+        line per move, each hand's start and each hand's result, in order; ``this_hand``: only
+        since the last deal."""
+        out: list[Line | HandStarted | HandResult] = []
+        for e in self.past:
+            if isinstance(e, HandStarted):
+                if this_hand:
+                    out.clear()
+                out.append(e)
+            elif isinstance(e, HandEnded):
+                out.append(hand_result(e))
+            elif not isinstance(e, GameEnded):
+                text = self.narrator.line(e.for_seat(self.human))
+                if text is not None:
+                    out.append(Line(e.actor, text))
+        return out
 
     # ---- finishing -----------------------------------------------------------------------
     def finish(self) -> list[str]:
