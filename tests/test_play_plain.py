@@ -368,3 +368,12 @@ def test_a_resumed_game_says_this_hand_so_far(tmp_path: Path) -> None:
                  "Bob draws from the stock\n", "You buy 7D (+1 penalty card: 10C)"):
         assert line in so_far, line
     assert so_far.index("You discard KD") < so_far.index("You buy 7D")
+
+
+def test_pass_hand_stops_the_buy_questions_of_this_hand(tmp_path: Path) -> None:
+    session = scenario_session(tmp_path)
+    text = run_lines(session, ["draw", "discard KD", "pass hand", "draw", "discard 7C"])
+    assert "(pass hand: no more buys asked this hand)" in text
+    assert "No buy will be asked of you again this hand." in text
+    assert text.count("? Buy ") == 1  # Bob's second discard was passed for the person
+    assert session.view().phase == "draw" and session.human_to_act()

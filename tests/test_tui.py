@@ -23,6 +23,7 @@ from textual.geometry import Region
 from textual.widgets import OptionList, RichLog, Static
 
 from liverpool.actions import Action
+from liverpool.bots import BasicBot
 from liverpool.cards import parse_card
 from liverpool.engine import Game, SeatView
 from liverpool.melds import RUN, SET, Meld
@@ -879,3 +880,57 @@ async def test_a_resumed_games_log_goes_on_from_its_record(tmp_path: Path) -> No
              "Your draw from the stock: J♥", "You discard K♦", "Bob draws from the stock",
              "Bob discards 7♦", "You buy 7♦ (+1 penalty card: 10♣)"]
     assert [line for line in log if line in moves] == moves, log
+
+
+async def test_never_ask_me_to_buy_this_hand(tmp_path: Path) -> None:
+    """n at a buy question passes it and every later one of the hand: the engine still gets
+    the seat's pass, the person is not asked."""
+    session = scenario_session(tmp_path)
+    game = session.game
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause()
+        await point_at(pilot, app, "KD")
+        await pilot.press("d")  # Bob discards 7D: may the person buy it?
+        await pilot.pause()
+        assert game.phase.value == "buy" and "n no more buys this hand" in prompt_of(app)
+        before = len(game.actions)
+        await pilot.press("n")
+        await pilot.pause()
+        assert game.actions[before] == Action("pass", 0)
+        asked = len(game.actions)
+        assert "no buys asked this hand" in " ".join(rows_shown(app.query_one("#title",
+                                                                              Static)))
+        # the person's next turn, then Bob's discard: passed for the person, not asked
+        assert session.human_to_act() and game.phase.value == "draw"
+        await pilot.press("d")
+        await pilot.pause()
+        await point_at(pilot, app, "7C")
+        await pilot.press("d")
+        await pilot.pause()
+        assert session.human_to_act() and game.phase.value == "draw"
+        passes = [a for a in game.actions[asked:] if a == Action("pass", 0)]
+        assert passes, "the seat's pass was given to the engine"
+
+
+def test_no_buys_lasts_one_hand(tmp_path: Path) -> None:
+    session = Session.new(RuleSet.preset("standard", {"hands": [1, 2]}), 3, "basic", "You",
+                          seed=7, save=str(tmp_path / "g.json"))
+    game = session.game
+    bot, rng = BasicBot(), random.Random(3)
+    asked: dict[int, int] = {}  # buy questions the person saw, by hand
+    while not game.over:
+        if not session.human_to_act():
+            assert session.step_bot() is not None
+            continue
+        view = session.view()
+        if view.phase == "buy":
+            asked[view.hand_number] = asked.get(view.hand_number, 0) + 1
+            session.no_buys()
+            continue
+        session.act(bot.choose(view, session.legal(), rng))
+    assert asked == {1: 1, 2: 1}  # asked once a hand: the first answer stopped the rest
+    passes = [a for a in game.actions if a == Action("pass", 0)]
+    assert len(passes) > 2  # the later questions were answered with the seat's pass

@@ -33,7 +33,8 @@ HELP = """[b]Any time[/b]
 [b]Start of your turn[/b]
   t  take the discard     d  draw from the stock
   n  lay off instead of drawing (house)
-[b]Buy round[/b]  b buy  p pass     [b]Playable discard[/b]  c call  p pass
+[b]Buy round[/b]  b buy  p pass  n pass, and no more buys asked this hand
+[b]Playable discard[/b]  c call  p pass
 [b]Your play[/b]
   g  go down              l  lay off the card at the cursor
   j  swap it for a joker  w  borrow (house)   d  discard it
@@ -96,7 +97,8 @@ class PlayApp(Menus, GoDownEditor):
                      "d": lambda: self.do(Action("draw", me)),
                      "n": lambda: self.do(Action("no_draw", me))}
         elif ph == "buy":
-            table = {"b": self.buy, "p": lambda: self.do(Action("pass", me))}
+            table = {"b": self.buy, "p": lambda: self.do(Action("pass", me)),
+                     "n": self.no_buys}
         elif ph == "call":
             table = {"c": self.call, "p": lambda: self.do(Action("pass", me))}
         elif ph == "give":

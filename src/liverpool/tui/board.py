@@ -180,6 +180,8 @@ class Board(App[None]):
                      subject(v.players[v.dealer], "deals"),
                      f"{s.game.deal_size()} cards dealt", rules_label(rules),
                      f"bots: {pace}", "r rules · ? keys"]
+            if s.buys_off:
+                parts.insert(2, "no buys asked this hand")
         # the title's padding takes a cell each side
         return fit_parts(parts, self.size.width - 2)
 
@@ -247,7 +249,7 @@ class Board(App[None]):
             if "no_draw" in types:
                 keys.append("n lay off instead")
         elif ph == "buy":
-            keys += ["b buy", "p pass"]
+            keys += ["b buy", "p pass", "n no more buys this hand"]
         elif ph == "call":
             if "call" in types:
                 keys.append("c call")

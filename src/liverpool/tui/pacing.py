@@ -209,6 +209,21 @@ class Pacing(Board):
             self.say(f"Not allowed: {faces(reason)}", "bold red")
             self.refresh_all()
             return False
+        self.acted(ev)
+        return True
+
+    def no_buys(self) -> None:
+        """"Never ask me this hand": this buy passed, and every one after it this hand."""
+        ev = self.session.no_buys()
+        if ev is not None:
+            self.acted(ev)
+        self.say("No buy will be asked of you again this hand (they are asked again from the "
+                 "next deal).")
+        self.refresh_all()
+
+    def acted(self, ev: Event) -> None:
+        """The person's action applied: the board cleared of what it answered, then what it
+        did, and the bots' turn."""
         self.message = Text()
         self.warnings = []  # read before the person answered; the log keeps them
         self.selected.clear()
@@ -219,7 +234,6 @@ class Pacing(Board):
         if self.session.over and not self.paused:
             self.notice_closed(False)
         self.after_change()
-        return True
 
     def show_hint(self) -> None:
         if self.hint_at is not None:

@@ -37,6 +37,7 @@ HELP = """Commands (a card is written like 7H, 10S, QD, JK, or 7♥; table melds
   nodraw                    lay off instead of drawing (where the rules allow it)
   buy [DEPTH]               buy the discard when asked (DEPTH: deeper pickup where allowed)
   pass                      pass on a buy or a call
+  pass hand                 pass, and be asked no more buys this hand (or: nobuy)
   down                      go down with the suggested melds
   down 7H 7S 7D / 4C 5C JK 7C   go down with your own melds, separated by /
   lay CARD MELD [low|high]  lay a card off on table meld MELD (the end where both fit)
@@ -101,7 +102,10 @@ class PlainUI:
                     if key != asked_key:
                         asked_key = key
                         self.say(self.status(view))
-                        self.say("? " + question(view, s.legal()))
+                        ask = question(view, s.legal())
+                        if view.phase == "buy":
+                            ask += " (pass hand: no more buys asked this hand)"
+                        self.say("? " + ask)
                     self.out.write("> ")
                     self.out.flush()
                     line = self.inp.readline()
@@ -258,6 +262,12 @@ class PlainUI:
         if word == "sort":
             self.order = "rank" if self.order == "suit" else "suit"
             self.say(f"Sorted by {self.order}. " + self.hand_text(view))
+            return None
+        if word == "nobuy" or (word in ("pass", "p") and rest.strip().lower() == "hand"):
+            ev = s.no_buys()
+            self.say("No buy will be asked of you again this hand.")
+            if ev is not None:
+                self.report(ev)
             return None
         if word == "hint":
             h = s.hint()

@@ -255,6 +255,9 @@ class Session:
         # a resumed game's actions before this session, as the engine told them when its
         # record was replayed (for the log: it goes on from there, not from nothing)
         self.past: list[GameEvent] = []
+        # "never ask me this hand": the hand (its number) in which the person's buy questions
+        # are answered with a pass for them, so the engine still gets the seat's pass
+        self.no_buys_hand: int | None = None
         # the same events every host sends (rules with overrides, the bot's seed)
         self.match.start()
         self.match.decision()  # nothing waits on nobody: the game is at a seat's decision
@@ -436,11 +439,33 @@ class Session:
         turn = self.bot_turn()
         return None if turn is None else self.play_bot(turn, turn.decide())
 
+    def no_buys(self) -> Event | None:
+        """The person asks not to be asked to buy again this hand (it resets with the next
+        deal): a buy question waiting now is passed (its event), and so is every one after it
+        in this hand, as soon as it is asked."""
+        self.no_buys_hand = self.game.hand_number()
+        if not self._pass_for_person():
+            return None
+        return self._play(Action("pass", self.human))
+
+    @property
+    def buys_off(self) -> bool:
+        """No buy is asked of the person this hand."""
+        return self.no_buys_hand is not None and self.no_buys_hand == self.game.hand_number() \
+            and not self.game.over
+
+    def _pass_for_person(self) -> bool:
+        d = self.match.decision()
+        return d is not None and d.seat == self.human and d.kind == "buy" and self.buys_off
+
     def _play(self, a: Action) -> Event:
         self._news.clear()
         self.match.play(a)  # raises IllegalActionError, the state unchanged
         # an answer is settled at once: the yes that wins, or the pass said, is applied now
         self.match.decision()
+        while self._pass_for_person():  # "never ask me this hand": the seat's pass, said now
+            self.match.play(Action("pass", self.human))
+            self.match.decision()
         self.save()
         return self._event(a)
 
