@@ -934,3 +934,50 @@ def test_no_buys_lasts_one_hand(tmp_path: Path) -> None:
     assert asked == {1: 1, 2: 1}  # asked once a hand: the first answer stopped the rest
     passes = [a for a in game.actions if a == Action("pass", 0)]
     assert len(passes) > 2  # the later questions were answered with the seat's pass
+
+
+async def test_a_key_pressed_while_the_bots_settle_a_buy_is_kept(tmp_path: Path) -> None:
+    """Just after the draw the bots settle a buy of the card passed; a discard pressed then was
+    dropped. It is kept, shown as kept, and applied to the card it was pressed on once the
+    person may act (the drawn card, sorted in, moves that card's place)."""
+    release = threading.Event()
+
+    class SlowBot(ScriptBot):
+        def choose(self, view: SeatView, legal: Sequence[Action],
+                   rng: random.Random) -> Action:
+            release.wait(10)  # settles the buy round when the test lets it
+            return super().choose(view, legal, rng)
+
+    session = Session(scenario_game(), 0, [None, "slow", "script"], tmp_path / "g.json",
+                      bot_seed=1, bots=[None, SlowBot(["7D"]), ScriptBot()])
+    game = session.game
+    app = PlayApp(session, pace=0.01)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause(0.05)
+        assert not session.human_to_act() and app.thinking is not None
+        await point_at(pilot, app, "KD")
+        await pilot.press("d")  # discard KD, pressed while Bob decides on the upcard
+        await pilot.pause()
+        assert "Kept for your decision: d (K♦)" in prompt_of(app)
+        release.set()
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if Action("discard", 0, card=parse_card("KD")) in game.actions \
+                    and session.human_to_act():
+                break
+        assert Action("discard", 0, card=parse_card("KD")) in game.actions
+        assert parse_card("JH") in session.view().hand and not app.kept
+
+
+async def test_a_kept_key_of_no_use_is_refused_in_words(tmp_path: Path) -> None:
+    session = scenario_session(tmp_path)
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        app.kept.append(("b", "b", None))  # a buy key kept for what turned out a draw
+        app.after_change()
+        await pilot.pause()
+        assert "Not now: b, pressed while waiting" in prompt_of(app)
+        assert not app.kept and len(session.game.actions) == 0

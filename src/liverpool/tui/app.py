@@ -51,6 +51,11 @@ A refused choice changes nothing: the engine's reason is shown
 under the prompt."""
 
 
+# the keys that answer a decision (not the ones that look or move the cursor): pressed while
+# the seat cannot act, they are kept for its decision
+DECISION_KEYS = frozenset("tdnbpcgljw") | {"enter"}
+
+
 class PlayApp(Menus, GoDownEditor):
     """One game at this terminal: the keys, the hand's cursor and the panels asked for."""
 
@@ -84,8 +89,10 @@ class PlayApp(Menus, GoDownEditor):
         if char == "?":
             self.show_help()
             return True
-        if s.over or not s.human_to_act():
+        if s.over:
             return False
+        if not s.human_to_act() or self.paused:
+            return self.keep_key(key, char)
         if self.composing:
             return self.compose_key(key)
         v = self.view()
@@ -115,9 +122,47 @@ class PlayApp(Menus, GoDownEditor):
             return True
         return False
 
+    def keep_key(self, key: str, char: str | None) -> bool:
+        """A key of a decision pressed while the seat cannot act yet (the bots are settling a
+        buy, or it is their turn): kept, with the card at the cursor, and applied once the seat
+        may act, never dropped. Esc forgets the keys kept."""
+        if key == "escape" and self.kept:
+            self.kept.clear()
+            self.say("The keys kept were forgotten.")
+        elif key in DECISION_KEYS:
+            self.kept.append((key, char, self.card_at_cursor()))
+        else:
+            return False
+        self.refresh_all()
+        return True
+
+    def apply_kept(self) -> None:
+        """The keys kept while waiting, in order, now that the seat may act: each at the card
+        the cursor was on when it was pressed; a key this decision has no use for is refused in
+        words, and the keys after one that opens a menu wait for no menu: they are dropped,
+        and said to be."""
+        while self.kept and len(self.screen_stack) == 1 and not self.paused \
+                and self.session.human_to_act():
+            key, char, card = self.kept.pop(0)
+            cards = self.shown_hand()
+            if card is not None and card in cards:
+                self.cursor = cards.index(card)
+                self.cursor_card = card
+            if not self.handle_key(key, char):
+                self.say(f"Not now: {key}, pressed while waiting, is no key of this decision "
+                         f"({self.view().phase}); ? shows the keys.", "bold red")
+                self.kept.clear()
+            elif len(self.screen_stack) > 1 and self.kept:
+                dropped = ", ".join(k for k, _, _ in self.kept)
+                self.kept.clear()
+                self.say(f"Choose in the menu; the keys kept after it ({dropped}) were not "
+                         f"applied.", "bold red")
+        self.refresh_all()
+
     def move(self, step: int) -> None:
-        n = len(self.shown_hand())
-        self.cursor = max(0, min(n - 1, self.cursor + step))
+        cards = self.shown_hand()
+        self.cursor = max(0, min(len(cards) - 1, self.cursor + step))
+        self.cursor_card = cards[self.cursor] if cards else None
 
     def toggle_select(self) -> None:
         if self.cursor in self.selected:

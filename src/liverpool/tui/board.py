@@ -97,6 +97,13 @@ class Board(App[None]):
         self.errors: list[str] = []  # every illegal choice's reason, newest last (tests read it)
         self.rng = random.Random(session.game.seed)
         self.drawn: Card | None = None  # the card last drawn from the stock, marked in the hand
+        # the hand as last drawn and the card the cursor was on: when the hand changes (a card
+        # comes in, a sort), the cursor stays on its card, not on its place
+        self.cards_shown: list[Card] = []
+        self.cursor_card: Card | None = None
+        # keys of a decision pressed while the seat could not act (the bots settling a buy):
+        # each with the card the cursor was on, applied in order once the seat may act
+        self.kept: list[tuple[str, str | None, Card | None]] = []
 
     # ---- layout --------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -146,7 +153,11 @@ class Board(App[None]):
         self.query_one("#pile", Static).update(pile_text(v))
         self.query_one("#melds", Static).update(melds_panel(v))
         cards = self.shown_hand()
+        if cards != self.cards_shown and self.cursor_card in cards:
+            self.cursor = cards.index(self.cursor_card)
         self.cursor = max(0, min(self.cursor, len(cards) - 1))
+        self.cards_shown = cards
+        self.cursor_card = cards[self.cursor] if cards else None
         self.selected = {i for i in self.selected if i < len(cards)}
         hand = self.query_one("#hand", Static)
         hand.border_title = f"your hand ({len(v.hand)}) · sorted by {self.order}"
@@ -230,6 +241,11 @@ class Board(App[None]):
             who = ", ".join(s.game.players[x] for x in seats)
             t.append(f"Waiting for {who}…", style="dim")
             t.append("  f: faster", style="cyan")
+            if self.kept:
+                t.append("\nKept for your decision: " + ", ".join(
+                    k if c is None else f"{k} ({face(c)})" for k, _, c in self.kept),
+                    style="bold")
+                t.append("  Esc forgets them", style="cyan")
         if self.message.plain:
             t.append("\n")
             t.append_text(self.message)

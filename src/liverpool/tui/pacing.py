@@ -67,6 +67,8 @@ class Pacing(Board):
         if (self.paused or s.over or s.bot_to_act() is None or self.timer_armed
                 or self.thinking is not None):
             self.refresh_all()
+            if self.kept and not self.paused and s.human_to_act():
+                self.apply_kept()
             return
         if self.pace <= 0:
             self.run_bots()
@@ -134,6 +136,12 @@ class Pacing(Board):
 
     def after_change_no_bots(self) -> None:
         self.refresh_all()
+        if self.kept and not self.paused and self.session.human_to_act():
+            self.apply_kept()
+
+    def apply_kept(self) -> None:
+        """The keys kept while the seat could not act, applied (the app's, which knows the
+        keys)."""
 
     def log_deal(self, dealt: HandStarted) -> None:
         """The line in the log where a hand begins (the engine's ``hand_started``)."""
@@ -160,6 +168,9 @@ class Pacing(Board):
         if r is not None:
             self.warnings = []
             self.log_line(self.hand_over_line(r))
+            if self.kept:  # pressed for a decision of the hand that ended
+                self.kept.clear()
+                self.say("The hand ended: the keys kept for it were forgotten.")
         if ev.dealt is not None:
             self.log_deal(ev.dealt)
         if r is not None:
