@@ -41,7 +41,7 @@ from liverpool.tui.text import (
     subject,
 )
 from liverpool.tui.watch import Replayer, WatchApp
-from liverpool.tui.widgets import Menu, Notice, TailLog
+from liverpool.tui.widgets import Menu, Notice, ScrollPanel, TailLog
 
 HANDS = ["7H 7S 4C 5C 7C JK 8C 9C 3C 2C KD",  # You (seat 0) plays first: Cy deals
          "7D KH KS QH QS JD 10D 9D 9H 8H 6H",  # Bob discards the 7D You buy
@@ -981,3 +981,84 @@ async def test_a_kept_key_of_no_use_is_refused_in_words(tmp_path: Path) -> None:
         await pilot.pause()
         assert "Not now: b, pressed while waiting" in prompt_of(app)
         assert not app.kept and len(session.game.actions) == 0
+
+
+def all_down(tmp_path: Path) -> Session:
+    """Four players, each down with three sets: twelve melds on the table at the person's
+    decision."""
+    session = Session.new(RuleSet.preset("standard", {"hands": [4]}), 4, "basic", "You",
+                          seed=3, save=str(tmp_path / "g.json"))
+    bot, rng = BasicBot(), random.Random(1)
+    while not all(session.view().down) or not session.human_to_act():
+        if session.human_to_act():
+            session.act(bot.choose(session.view(), session.legal(), rng))
+        else:
+            assert session.step_bot() is not None
+    assert len(session.view().melds) == 12
+    return session
+
+
+def melds_in_sight(app: PlayApp) -> set[int]:
+    """The numbers of the melds whose lines the table panel shows whole now."""
+    box = app.query_one("#melds-box")
+    melds = app.query_one("#melds", Static)
+    top, height = round(box.scroll_y), box.scrollable_content_region.height
+    rows = [strip.text for strip in melds.render_lines(
+        Region(0, 0, melds.size.width, melds.size.height))]
+    spans: dict[int, list[int]] = {}  # each meld's first and last row
+    meld = None
+    for y, row in enumerate(rows):
+        start = re.match(r"\s*\[(\d+)\]", row)
+        if start:
+            meld = int(start.group(1))
+            spans[meld] = [y, y]
+        elif row.strip() and not row.startswith(" "):
+            meld = None  # an owner's name
+        elif meld is not None and row.strip():
+            spans[meld][1] = y  # the meld's line, wrapped
+    return {m for m, (first, last) in spans.items() if top <= first and last < top + height}
+
+
+async def test_at_80x24_no_meld_is_hidden_without_a_word(tmp_path: Path) -> None:
+    session = all_down(tmp_path)
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        box = app.query_one("#melds-box")
+        seen = melds_in_sight(app)
+        assert len(seen) < 12  # the panel is too short for the table
+        hint = str(box.border_subtitle)
+        assert f"+{12 - len(seen)} more melds below" in hint and "PgDn" in hint
+        assert box.show_vertical_scrollbar
+        for _ in range(12):
+            await pilot.press("pagedown")
+            await pilot.pause()
+            seen |= melds_in_sight(app)
+        assert seen == set(range(12))
+        assert "above" in str(box.border_subtitle) and "below" not in str(box.border_subtitle)
+        cursor = app.cursor
+        await pilot.press("pageup")  # the keys of the hand still move in the hand
+        await pilot.press("right")
+        assert app.cursor == min(cursor + 1, len(app.shown_hand()) - 1)
+
+
+@pytest.mark.parametrize("key", ["question_mark", "r"])
+async def test_at_80x24_help_and_rules_scroll_and_say_so(tmp_path: Path, key: str) -> None:
+    session = scenario_session(tmp_path)
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press(key)
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, Notice)
+        panel = app.screen.query_one(ScrollPanel)
+        assert panel.max_scroll_y > 0 and panel.show_vertical_scrollbar  # it is cut
+        assert "↓ more below" in str(panel.border_subtitle)
+        assert "PgUp/PgDn scroll" in str(panel.border_subtitle)
+        await pilot.press("end")
+        await pilot.pause()
+        assert panel.scroll_y == panel.max_scroll_y
+        assert "↓ more below" not in str(panel.border_subtitle)
+        assert "↑ more above" in str(panel.border_subtitle)

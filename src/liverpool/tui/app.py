@@ -22,13 +22,14 @@ from ..actions import Action
 from .board import PACES
 from .godown import GoDownEditor
 from .menus import Menus
-from .widgets import Notice, rules_panel, score_table
+from .widgets import Notice, ScrollPanel, rules_panel, score_table
 
 HELP = """[b]Any time[/b]
   ← → Home End  move in your hand   space  select a card
   o    sort by rank / by suit        h  hint (the expert's)
   Tab  score sheet                   f  bots faster / instant
   r    the table's rules             ?  this help
+  PgUp PgDn  scroll the table's melds (its border says how many are out of sight)
   q    quit (saved: --resume)
 [b]Start of your turn[/b]
   t  take the discard     d  draw from the stock
@@ -81,6 +82,7 @@ class PlayApp(Menus, GoDownEditor):
             "space": self.toggle_select, "o": self.toggle_sort, "f": self.cycle_pace,
             "h": self.show_hint, "question_mark": self.show_help, "q": self.action_quit_game,
             "r": self.show_rules,
+            "pageup": lambda: self.scroll_table(-1), "pagedown": lambda: self.scroll_table(1),
         }
         if key in common:
             common[key]()
@@ -158,6 +160,13 @@ class PlayApp(Menus, GoDownEditor):
                 self.say(f"Choose in the menu; the keys kept after it ({dropped}) were not "
                          f"applied.", "bold red")
         self.refresh_all()
+
+    def scroll_table(self, pages: int) -> None:
+        box = self.query_one("#melds-box", ScrollPanel)
+        if pages < 0:
+            box.scroll_page_up(animate=False)
+        else:
+            box.scroll_page_down(animate=False)
 
     def move(self, step: int) -> None:
         cards = self.shown_hand()

@@ -39,9 +39,10 @@ from .text import (
     subject,
 )
 from .widgets import (
+    ScrollPanel,
     TailLog,
     hand_text,
-    melds_panel,
+    meld_lines,
     pile_text,
     players_table,
 )
@@ -63,7 +64,7 @@ class Board(App[None]):
     #left { width: 3fr; }
     #players { height: auto; border: round $secondary; padding: 0 1; }
     #pile { height: auto; padding: 0 1; }
-    #melds { height: 1fr; border: round $secondary; padding: 0 1; overflow-y: auto; }
+    #melds-box { height: 1fr; border: round $secondary; padding: 0 1; }
     #log { width: 2fr; border: round $secondary; }
     #hand { height: auto; border: round $accent; padding: 0 1; }
     #compose { height: auto; padding: 0 1; display: none; }
@@ -104,6 +105,7 @@ class Board(App[None]):
         # keys of a decision pressed while the seat could not act (the bots settling a buy):
         # each with the card the cursor was on, applied in order once the seat may act
         self.kept: list[tuple[str, str | None, Card | None]] = []
+        self.meld_lines: list[tuple[int | None, Text]] = []  # the table panel's, by meld
 
     # ---- layout --------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -112,7 +114,9 @@ class Board(App[None]):
             with Vertical(id="left"):
                 yield Static(id="players")
                 yield Static(id="pile")
-                yield Static(id="melds")
+                box = ScrollPanel(Static(id="melds"), id="melds-box", describe=self.table_hint)
+                box.can_focus = False  # the arrows move in the hand; PgUp/PgDn scroll it
+                yield box
             yield TailLog(id="log")
         yield Static(id="hand")
         yield Static(id="compose")
@@ -151,7 +155,12 @@ class Board(App[None]):
         self.query_one("#title", Static).update("\n".join(self.title_lines()))
         self.query_one("#players", Static).update(players_table(v, bots=s.levels))
         self.query_one("#pile", Static).update(pile_text(v))
-        self.query_one("#melds", Static).update(melds_panel(v))
+        self.meld_lines = meld_lines(v.players, v.melds, rules.deuces_wild)
+        self.query_one("#melds", Static).update(
+            Group(*(line for _, line in self.meld_lines)) if self.meld_lines else
+            Text("No melds on the table yet.", style="dim"))
+        box = self.query_one("#melds-box", ScrollPanel)
+        box.call_after_refresh(box.update_hint)
         cards = self.shown_hand()
         if cards != self.cards_shown and self.cursor_card in cards:
             self.cursor = cards.index(self.cursor_card)
@@ -171,6 +180,27 @@ class Board(App[None]):
         warn.set_class(bool(self.warnings), "on")
         warn.update(Text("\n".join(f"⚠ {w}" for w in self.warnings), style="bold red"))
         self.query_one("#prompt", Static).update(self.prompt_text())
+
+    def table_hint(self, box: ScrollPanel) -> str:
+        """``+3 more melds below · PgUp/PgDn scroll``: the melds the table panel cannot show
+        now (one of whose lines is out of sight), and how to see them."""
+        width = self.query_one("#melds", Static).size.width
+        if width <= 0:
+            return ""
+        top, height = round(box.scroll_y), box.scrollable_content_region.height
+        above = below = 0
+        row = 0
+        for meld, line in self.meld_lines:
+            rows = len(line.wrap(self.console, width))
+            if meld is not None:
+                if row < top:
+                    above += 1
+                elif row + rows > top + height:
+                    below += 1
+            row += rows
+        said = [f"+{n} more meld{'s' if n != 1 else ''} {where}"
+                for n, where in ((above, "above"), (below, "below")) if n]
+        return " · ".join([*said, "PgUp/PgDn scroll"]) if said else ""
 
     def title_lines(self) -> list[str]:
         """The top line, in one or two lines that fit the screen's width: the hand, its

@@ -32,7 +32,7 @@ class Pacing(Board):
 
     def on_mount(self) -> None:
         self.query_one("#players", Static).border_title = "players"
-        self.query_one("#melds", Static).border_title = "table"
+        self.query_one("#melds-box").border_title = "table"
         self.query_one("#log", TailLog).border_title = "log"
         self.query_one("#hand", Static).border_title = "your hand"
         s = self.session
