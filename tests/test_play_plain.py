@@ -377,3 +377,19 @@ def test_pass_hand_stops_the_buy_questions_of_this_hand(tmp_path: Path) -> None:
     assert "No buy will be asked of you again this hand." in text
     assert text.count("? Buy ") == 1  # Bob's second discard was passed for the person
     assert session.view().phase == "draw" and session.human_to_act()
+
+
+def test_the_plain_mode_walks_through_only_when_asked(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Not a terminal (CI, a pipe): the plain mode, which never stops for the walk-through and
+    says it only with --guide."""
+    from liverpool import cli
+    for flags, said in (([], False), (["--guide"], True)):
+        monkeypatch.setattr(sys, "stdin", io.StringIO("pass\npass\nquit\n"))
+        save = tmp_path / f"g{len(flags)}.json"
+        assert cli.main(["play", "--seed", "3", "--save", str(save), *flags]) == 0
+        out = capsys.readouterr().out
+        # this seed's first two decisions are buys: the note once, read with the first pass
+        assert out.count("Guide, 5 of 5: May I?") == (1 if said else 0)
+        assert out.count("? Buy ") == 2

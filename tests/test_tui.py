@@ -1062,3 +1062,88 @@ async def test_at_80x24_help_and_rules_scroll_and_say_so(tmp_path: Path, key: st
         assert panel.scroll_y == panel.max_scroll_y
         assert "↓ more below" not in str(panel.border_subtitle)
         assert "↑ more above" in str(panel.border_subtitle)
+
+
+def guide_texts(app: PlayApp) -> dict[str, str]:
+    """The walk-through's notes on screen, by the panel they sit by."""
+    return {near: text_of(app.query_one(f"#guide-{near}", Static)).strip()
+            for near in ("pile", "melds", "hand", "prompt")
+            if app.query_one(f"#guide-{near}", Static).display}
+
+
+async def test_the_first_game_walk_through_follows_one_turn(tmp_path: Path) -> None:
+    from liverpool.tui.guide import GUIDE_FILE, Guide
+    session = scenario_session(tmp_path)
+    app = PlayApp(session, pace=0, guide=Guide(folder=tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        notes = guide_texts(app)
+        assert list(notes) == ["pile"] and "1/5" in notes["pile"] and "Draw:" in notes["pile"]
+        await pilot.press("d")
+        await pilot.pause()
+        notes = guide_texts(app)  # the play: each note beside what it is about
+        assert set(notes) == {"hand", "melds", "prompt"}
+        assert "Go down:" in notes["hand"] and "Lay off:" in notes["melds"]
+        assert "Discard:" in notes["prompt"]
+        await pilot.press("g", "escape")  # going down and back: the notes stay till the discard
+        assert set(guide_texts(app)) == {"hand", "melds", "prompt"}
+        await point_at(pilot, app, "KD")
+        await pilot.press("d")
+        await pilot.pause()
+        notes = guide_texts(app)  # Bob's 7D: the May I? question
+        assert list(notes) == ["prompt"] and "5/5 · May I?:" in notes["prompt"]
+        assert not (tmp_path / GUIDE_FILE).exists()
+        await pilot.press("p")
+        await pilot.pause()
+        assert guide_texts(app) == {} and (tmp_path / GUIDE_FILE).exists()
+        assert "That was the whole walk-through" in prompt_of(app)
+
+
+async def test_the_walk_through_is_skipped_with_esc_and_comes_back_with_i(
+        tmp_path: Path) -> None:
+    from liverpool.tui.guide import GUIDE_FILE, Guide
+    app = PlayApp(scenario_session(tmp_path), pace=0, guide=Guide(folder=tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert guide_texts(app)
+        await pilot.press("escape")
+        assert guide_texts(app) == {} and (tmp_path / GUIDE_FILE).exists()
+        await pilot.press("i")
+        assert "Draw:" in guide_texts(app)["pile"]
+
+
+@pytest.mark.parametrize(("history", "done", "offered"), [
+    (False, False, True), (True, False, False), (False, True, False)])
+def test_the_walk_through_is_offered_on_the_first_game_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, history: bool, done: bool,
+        offered: bool) -> None:
+    """The app offers it when the history has no game and it was never done or skipped."""
+    from liverpool import cli, tui
+    from liverpool.tui import app as app_module
+    from liverpool.tui.guide import GUIDE_FILE
+
+    data = tmp_path / "data"
+    data.mkdir()
+    monkeypatch.setenv("LIVERPOOL_DATA_DIR", str(data))
+    if history:
+        (data / "history.jsonl").write_text("{}\n")
+    if done:
+        (data / GUIDE_FILE).write_text("{}")
+    given: list[object] = []
+
+    class Shown:
+        def __init__(self, session: Session, guide: object = None) -> None:
+            given.append(guide)
+
+        def run(self) -> None:
+            pass
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(app_module, "PlayApp", Shown)
+    monkeypatch.setattr(tui.sys, "stdin", Terminal())
+    monkeypatch.setattr(tui.sys, "stdout", Terminal())
+    assert cli.main(["play", "--seed", "3", "--save", str(tmp_path / "g.json")]) == 0
+    assert (given[0] is not None) == offered

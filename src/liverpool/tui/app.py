@@ -21,6 +21,7 @@ from textual.binding import Binding, BindingType
 from ..actions import Action
 from .board import PACES
 from .godown import GoDownEditor
+from .guide import Guide
 from .menus import Menus
 from .widgets import Notice, ScrollPanel, rules_panel, score_table
 
@@ -30,6 +31,7 @@ HELP = """[b]Any time[/b]
   Tab  score sheet                   f  bots faster / instant
   r    the table's rules             ?  this help
   PgUp PgDn  scroll the table's melds (its border says how many are out of sight)
+  i    the first-game walk-through (notes beside the table; Esc skips it)
   q    quit (saved: --resume)
 [b]Start of your turn[/b]
   t  take the discard     d  draw from the stock
@@ -91,6 +93,12 @@ class PlayApp(Menus, GoDownEditor):
         if char == "?":
             self.show_help()
             return True
+        if key == "i":
+            self.start_guide()
+            return True
+        if key == "escape" and self.guide_notes() and not self.kept:
+            self.skip_guide()
+            return True
         if s.over:
             return False
         if not s.human_to_act() or self.paused:
@@ -123,6 +131,19 @@ class PlayApp(Menus, GoDownEditor):
                 self.refresh_all()
             return True
         return False
+
+    def start_guide(self) -> None:
+        """The walk-through again, on demand."""
+        self.guide = Guide(folder=self.guide.folder if self.guide is not None else None)
+        self.say("The walk-through: its notes come beside the table as the game gets there; "
+                 "Esc skips it.")
+        self.refresh_all()
+
+    def skip_guide(self) -> None:
+        if self.guide is not None:
+            self.guide.finish()
+        self.say("Walk-through skipped; i shows it again.")
+        self.refresh_all()
 
     def keep_key(self, key: str, char: str | None) -> bool:
         """A key of a decision pressed while the seat cannot act yet (the bots are settling a

@@ -27,6 +27,7 @@ from textual.widgets import Static
 from ..actions import Action
 from ..cards import Card, is_wild
 from ..engine import SeatView
+from .guide import STEPS, Guide, Step
 from .session import BotTurn, Session
 from .text import (
     JOKER_STYLE,
@@ -72,11 +73,15 @@ class Board(App[None]):
     #warnings { height: auto; padding: 0 1; display: none; }
     #warnings.on { display: block; }
     #prompt { height: auto; min-height: 3; padding: 0 1; background: $boost; }
+    .guide { height: auto; padding: 0 1; display: none; background: $warning 15%; }
+    .guide.on { display: block; }
     """
 
-    def __init__(self, session: Session, pace: float | None = None) -> None:
+    def __init__(self, session: Session, pace: float | None = None,
+                 guide: Guide | None = None) -> None:
         super().__init__()
         self.session = session
+        self.guide = guide  # the first-game walk-through, while it is on
         self.pace_index = 0
         self.fixed_pace = pace
         self.order = "suit"
@@ -114,13 +119,17 @@ class Board(App[None]):
             with Vertical(id="left"):
                 yield Static(id="players")
                 yield Static(id="pile")
+                yield Static(id="guide-pile", classes="guide")
                 box = ScrollPanel(Static(id="melds"), id="melds-box", describe=self.table_hint)
                 box.can_focus = False  # the arrows move in the hand; PgUp/PgDn scroll it
                 yield box
+                yield Static(id="guide-melds", classes="guide")
             yield TailLog(id="log")
+        yield Static(id="guide-hand", classes="guide")
         yield Static(id="hand")
         yield Static(id="compose")
         yield Static(id="warnings")
+        yield Static(id="guide-prompt", classes="guide")
         yield Static(id="prompt")
 
     # ---- drawing -------------------------------------------------------------------------
@@ -180,6 +189,31 @@ class Board(App[None]):
         warn.set_class(bool(self.warnings), "on")
         warn.update(Text("\n".join(f"⚠ {w}" for w in self.warnings), style="bold red"))
         self.query_one("#prompt", Static).update(self.prompt_text())
+        self.show_guide()
+
+    def guide_notes(self) -> list[Step]:
+        """The walk-through's notes for the decision on screen (none while going down)."""
+        s = self.session
+        if self.guide is None or s.over or self.composing or not s.human_to_act():
+            return []
+        v = self.view()
+        return self.guide.notes(v.phase, v.ruleset.buying)
+
+    def show_guide(self) -> None:
+        """Each note of the walk-through beside the panel it is about."""
+        notes = self.guide_notes()
+        for near in ("pile", "melds", "hand", "prompt"):
+            here = [n for n in notes if n.near == near]
+            w = self.query_one(f"#guide-{near}", Static)
+            w.set_class(bool(here), "on")
+            t = Text()
+            for k, n in enumerate(here):
+                if k:
+                    t.append("\n")
+                t.append(f"First game {STEPS.index(n) + 1}/{len(STEPS)} · ", style="bold")
+                t.append(n.text)
+            t.append("  (Esc skips the walk-through)", style="dim")
+            w.update(t)
 
     def table_hint(self, box: ScrollPanel) -> str:
         """``+3 more melds below · PgUp/PgDn scroll``: the melds the table panel cannot show

@@ -212,6 +212,7 @@ class Pacing(Board):
 
     def do(self, action: Action) -> bool:
         """Apply the person's action; on refusal show the engine's reason and change nothing."""
+        phase = self.view().phase
         try:
             ev = self.session.act(action)
         except IllegalActionError as e:
@@ -221,13 +222,22 @@ class Pacing(Board):
             self.refresh_all()
             return False
         self.acted(ev)
+        self.guide_read(phase, action.type)
         return True
+
+    def guide_read(self, phase: str, action: str) -> None:
+        """The walk-through's notes of a decision the person answered are read."""
+        if self.guide is not None and self.guide.acted(phase, action,
+                                                       self.view().ruleset.buying):
+            self.say("That was the whole walk-through; i shows it again.", "bold")
+            self.refresh_all()
 
     def no_buys(self) -> None:
         """"Never ask me this hand": this buy passed, and every one after it this hand."""
         ev = self.session.no_buys()
         if ev is not None:
             self.acted(ev)
+            self.guide_read("buy", "pass")
         self.say("No buy will be asked of you again this hand (they are asked again from the "
                  "next deal).")
         self.refresh_all()

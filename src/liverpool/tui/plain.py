@@ -18,6 +18,7 @@ from ..actions import Action, ActionFormatError
 from ..cards import CardError, card_str, parse_card, parse_cards
 from ..engine import HandStarted, IllegalActionError, SeatView
 from ..rulestext import PRESET_LINES, rules_sheet
+from .guide import STEPS, Guide
 from .session import Event, HandResult, Line, Received, Session, received_words
 from .text import (
     YOU,
@@ -56,11 +57,13 @@ A whole action in the record's JSON form is accepted too."""
 
 
 class PlainUI:
-    def __init__(self, session: Session, inp: TextIO, out: TextIO) -> None:
+    def __init__(self, session: Session, inp: TextIO, out: TextIO,
+                 guide: Guide | None = None) -> None:
         self.s = session
         self.inp = inp
         self.out = out
         self.order = "suit"
+        self.guide = guide  # the walk-through's notes, said before the questions (--guide)
 
     def say(self, text: str = "") -> None:
         self.out.write(text + "\n")
@@ -102,6 +105,10 @@ class PlainUI:
                     if key != asked_key:
                         asked_key = key
                         self.say(self.status(view))
+                        if self.guide is not None:
+                            for note in self.guide.notes(view.phase, view.ruleset.buying):
+                                self.say(f"Guide, {STEPS.index(note) + 1} of {len(STEPS)}: "
+                                         f"{note.plain}")
                         ask = question(view, s.legal())
                         if view.phase == "buy":
                             ask += " (pass hand: no more buys asked this hand)"
@@ -287,6 +294,9 @@ class PlainUI:
             self.say(f"Not allowed: {second_person(str(e), view.players[s.human])}.")
             return None
         self.report(ev)
+        if self.guide is not None and self.guide.acted(view.phase, action.type,
+                                                       view.ruleset.buying):
+            self.say("That was the whole walk-through (--guide gives it again).")
         return None
 
     def parse(self, word: str, rest: str, line: str) -> Action:
@@ -375,5 +385,5 @@ def _end(text: str) -> str:
     return t
 
 
-def run_plain(session: Session, inp: TextIO, out: TextIO) -> int:
-    return PlainUI(session, inp, out).run()
+def run_plain(session: Session, inp: TextIO, out: TextIO, guide: Guide | None = None) -> int:
+    return PlainUI(session, inp, out, guide).run()
