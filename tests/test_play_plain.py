@@ -262,7 +262,7 @@ def test_the_person_answers_a_first_call_round_before_the_bots(tmp_path: Path) -
         text = run_lines(session, [answer])
         # asked right after the draw, before any word from Cy
         assert text.split("Bob draws from the stock\n")[1].split("\n")[4] == \
-            "? Buy KC? (+1 penalty card; buys used 0)"
+            "? Buy KC? (+1 penalty card; buys used 0) (pass hand: no more buys asked this hand)"
         assert [(a.player, a.type) for a in game.actions][:len(record)] == record
         if answer == "buy":
             assert "You buy KC (+1 penalty card: QC)" in text
@@ -272,7 +272,8 @@ def test_a_warning_is_a_line_of_its_own_and_the_question_follows_it(tmp_path: Pa
     text = run_lines(one_card_session(tmp_path), ["draw", "discard KD", "pass"])
     lines = text.split("\n")
     warned = lines.index("Warning: Bob has one card left.")
-    question = "? Buy QH? (+1 penalty card; buys used 0)"
+    question = "? Buy QH? (+1 penalty card; buys used 0) (pass hand: no more buys asked this " \
+        "hand)"
     asked = [i for i, line in enumerate(lines) if line == question]
     assert asked and asked[0] > warned  # the question is asked after the warning, whole
 

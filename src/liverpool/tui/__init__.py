@@ -58,6 +58,8 @@ def main(args: argparse.Namespace, games_dir: Path | None = None,
         guide = Guide(folder=data)
     if plain:
         from .plain import run_plain
+        if guide is None:
+            return run_plain(session, sys.stdin, sys.stdout)
         return run_plain(session, sys.stdin, sys.stdout, guide)
     from .app import PlayApp
     try:
