@@ -74,6 +74,7 @@ class Board(App[None]):
     #warnings.on { display: block; }
     #prompt { height: auto; min-height: 3; padding: 0 1; background: $boost; }
     .guide { height: auto; padding: 0 1; display: none; background: $warning 15%; }
+    #melds-box > .guide { padding: 0; margin-bottom: 1; }
     .guide.on { display: block; }
     """
 
@@ -119,11 +120,13 @@ class Board(App[None]):
             with Vertical(id="left"):
                 yield Static(id="players")
                 yield Static(id="pile")
-                yield Static(id="guide-pile", classes="guide")
-                box = ScrollPanel(Static(id="melds"), id="melds-box", describe=self.table_hint)
+                # the walk-through's notes on the pile (just above) and on the table: in the
+                # table's panel, which scrolls, so that they never squeeze it to nothing
+                box = ScrollPanel(Static(id="guide-pile", classes="guide"),
+                                  Static(id="guide-melds", classes="guide"),
+                                  Static(id="melds"), id="melds-box", describe=self.table_hint)
                 box.can_focus = False  # the arrows move in the hand; PgUp/PgDn scroll it
                 yield box
-                yield Static(id="guide-melds", classes="guide")
             yield TailLog(id="log")
         yield Static(id="guide-hand", classes="guide")
         yield Static(id="hand")
@@ -218,10 +221,13 @@ class Board(App[None]):
     def table_hint(self, box: ScrollPanel) -> str:
         """``+3 more melds below · PgUp/PgDn scroll``: the melds the table panel cannot show
         now (one of whose lines is out of sight), and how to see them."""
-        width = self.query_one("#melds", Static).size.width
+        melds = self.query_one("#melds", Static)
+        width = melds.size.width
         if width <= 0:
             return ""
-        top, height = round(box.scroll_y), box.scrollable_content_region.height
+        # the rows of the panel's text above the melds (the walk-through's notes) count too
+        top = round(box.scroll_y) - melds.virtual_region.y
+        height = box.scrollable_content_region.height
         above = below = 0
         row = 0
         for meld, line in self.meld_lines:

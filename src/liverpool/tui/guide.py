@@ -36,25 +36,23 @@ class Step:
 
 
 STEPS = (
-    Step("draw", "draw", "pile", "Draw: every turn starts by taking a card. d draws the top "
-         "card of the stock; t takes the discard shown here, if you want it.",
+    Step("draw", "draw", "pile", "Draw: a turn starts with a card: d from the stock, or t the "
+         "discard shown above.",
          "Draw: every turn starts by taking a card. Type draw for the top card of the stock, "
          "or take for the discard."),
-    Step("go down", "play", "hand", "Go down: when your cards make this hand's contract (the "
-         "top line says it), g then a lays those melds on the table. Until then, keep "
-         "collecting.",
+    Step("go down", "play", "hand", "Go down: once your cards make this hand's contract (top "
+         "line), g then a puts those melds on the table.",
          "Go down: when your cards make this hand's contract, type down to lay those melds "
          "on the table."),
-    Step("lay off", "play", "melds", "Lay off: once you are down, l puts the card at the "
-         "cursor on any meld of this table that it fits, yours or another's.",
+    Step("lay off", "play", "melds", "Lay off: once down, l puts the card at the cursor on "
+         "a meld here that it fits.",
          "Lay off: once you are down, type lay CARD MELD to add a card to a meld on the "
          "table."),
-    Step("discard", "play", "prompt", "Discard: ← → moves to a card; d discards it and ends "
-         "your turn. Whoever has no cards left goes out and ends the hand.",
+    Step("discard", "play", "prompt", "Discard: ← → to a card, d discards it and ends your "
+         "turn. No cards left: you go out.",
          "Discard: type discard CARD to end your turn. Whoever has no cards left goes out."),
-    Step("may i", "buy", "prompt", "May I?: a discard the next player did not take can be "
-         "bought out of turn. b buys it with a penalty card from the stock, p passes, n "
-         "passes for the rest of the hand.",
+    Step("may i", "buy", "prompt", "May I?: a discard nobody took may be bought out of turn: "
+         "b buys it (with a penalty card), p passes, n passes all this hand.",
          "May I?: a discard the next player did not take can be bought out of turn: type "
          "buy (you take a penalty card too) or pass, or pass hand for the rest of the hand."),
 )
