@@ -447,3 +447,28 @@ def test_replay_watch_into_a_pipe_prints_the_moves_and_ends(tmp_path: Path) -> N
     lines = done.stdout.splitlines()
     assert lines[0].startswith("— hand 1") and lines[-1].startswith("Hand 1 over")
     assert f"{len(game.actions):>4} " in done.stdout  # every move, numbered from 1
+
+
+def test_a_bad_records_action_is_numbered_from_1_in_every_message(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The watch numbers moves from 1; the replay's words, the watch's stop, a resumed game's
+    refusal and the record module's error say the same number for the same action (they said
+    its index from 0). The JSON keeps ``index`` (the action's place in ``actions``) beside it."""
+    from liverpool.record import ReplayError, steps
+    from liverpool.tui.session import Session, SessionError
+    from liverpool.tui.watch import Replayer
+
+    # the fourth action (index 3) discards AD, a card seat 1 does not hold
+    rec = _record([*OPENING, {"player": 1, "type": "discard", "card": "AD"}, GO_DOWN])
+    path = _write(tmp_path, rec)
+    assert cli.main(["replay", str(path)]) == 1
+    words = capsys.readouterr().out
+    assert "action 4 is illegal" in words and "action 3" not in words
+    assert cli.main(["replay", str(path), "--json"]) == 1
+    err = json.loads(capsys.readouterr().out)["error"]
+    assert (err["index"], err["number"]) == (3, 4)
+    assert Replayer(rec).error is not None and Replayer(rec).error.startswith("action 4 is ")
+    with pytest.raises(ReplayError, match=r"^action 4 of the record does not replay"):
+        list(steps(rec))
+    with pytest.raises(SessionError, match="action 4 is illegal"):
+        Session.resume(str(path))

@@ -10,10 +10,12 @@ import json
 import os
 import random
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import stacked_game
 from test_tui import ScriptBot, one_card_session, scenario_game, scenario_session
 
@@ -24,7 +26,7 @@ from liverpool.record import replay
 from liverpool.rules import RuleSet
 from liverpool.rulestext import PRESET_LINES, rules_sheet
 from liverpool.tui.plain import run_plain
-from liverpool.tui.session import Session, seat_file_for
+from liverpool.tui.session import Session, command_words, seat_file_for
 
 ROOT = Path(__file__).resolve().parents[1]
 LIVERPOOL = [sys.executable, "-m", "liverpool.cli"]
@@ -160,7 +162,10 @@ def test_saving_and_resuming_through_the_command(tmp_path: Path) -> None:
         timeout=120, env=env)
     assert first.returncode == 0, first.stderr
     assert "Hint: " in first.stdout
-    assert f"liverpool play --resume {save}" in first.stdout
+    # the exit line's command works as typed: run as a module, the interpreter and -m (a bare
+    # "liverpool" is not on the PATH of the README's set-up)
+    resume = first.stdout.split("go on with: ")[1].splitlines()[0]
+    assert resume == f"{shlex.quote(sys.executable)} -m liverpool.cli play --resume {save}"
     rec = json.loads(save.read_text())
     assert rec["seed"] == 11 and rec["players"] == ["You", "Bob", "Cy", "Dee"]
     seats = json.loads(seat_file_for(save).read_text())
@@ -171,7 +176,7 @@ def test_saving_and_resuming_through_the_command(tmp_path: Path) -> None:
         game = replay(rec).game
         assert 0 in game.to_act()
         choice = BasicBot().choose(game.view_for(0), game.legal_actions(0), random.Random(1))
-        again = subprocess.run([*LIVERPOOL, "play", "--plain", "--resume", str(save)],
+        again = subprocess.run([*shlex.split(resume), "--plain"],
                                input=command_for(choice) + "\n", capture_output=True,
                                text=True, timeout=120, env=env)
         assert again.returncode == 0, again.stderr
@@ -257,7 +262,7 @@ def test_the_person_answers_a_first_call_round_before_the_bots(tmp_path: Path) -
         text = run_lines(session, [answer])
         # asked right after the draw, before any word from Cy
         assert text.split("Bob draws from the stock\n")[1].split("\n")[4] == \
-            "? Buy KC? (+1 penalty card; buys used 0)"
+            "? Buy KC? (+1 penalty card; buys used 0) (pass hand: no more buys asked this hand)"
         assert [(a.player, a.type) for a in game.actions][:len(record)] == record
         if answer == "buy":
             assert "You buy KC (+1 penalty card: QC)" in text
@@ -267,7 +272,8 @@ def test_a_warning_is_a_line_of_its_own_and_the_question_follows_it(tmp_path: Pa
     text = run_lines(one_card_session(tmp_path), ["draw", "discard KD", "pass"])
     lines = text.split("\n")
     warned = lines.index("Warning: Bob has one card left.")
-    question = "? Buy QH? (+1 penalty card; buys used 0)"
+    question = "? Buy QH? (+1 penalty card; buys used 0) (pass hand: no more buys asked this " \
+        "hand)"
     asked = [i for i, line in enumerate(lines) if line == question]
     assert asked and asked[0] > warned  # the question is asked after the warning, whole
 
@@ -300,3 +306,91 @@ def test_a_terminal_game_searches_go_downs_within_the_persons_budget(tmp_path: P
     assert session.game.search_budget == PERSON_SEARCH_BUDGET == Limits().search_budget
     again = Session.resume(str(tmp_path / "game.json"))
     assert again.game.search_budget == PERSON_SEARCH_BUDGET
+
+
+def test_the_exit_lines_command_is_the_one_that_started_the_game(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``liverpool`` only when that name on the PATH is this program; else the script's path
+    as typed (``.venv/bin/liverpool`` of the README), or the interpreter with ``-m``."""
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    script = bin_dir / "liverpool"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "elsewhere"))
+    assert command_words("venv/bin/liverpool") == "venv/bin/liverpool"
+    monkeypatch.setenv("PATH", str(bin_dir))
+    assert command_words(str(script)) == "liverpool"
+    assert command_words("/opt/liverpool/cli.py", "/usr/bin/python3") == \
+        "/usr/bin/python3 -m liverpool.cli"
+    monkeypatch.setattr(sys, "argv", ["venv/bin/liverpool", "play"])
+    monkeypatch.setenv("PATH", str(tmp_path / "elsewhere"))
+    session = scenario_session(tmp_path)
+    assert session.saved_message().endswith(
+        f"go on with: venv/bin/liverpool play --resume {tmp_path / 'game.json'}")
+
+
+def test_plain_writes_the_record_notation_and_reads_both(tmp_path: Path) -> None:
+    """One notation in the plain mode (``7H``, which a screen reader says as written); a card
+    may be typed either way (``K♦`` or ``KD``)."""
+    session = scenario_session(tmp_path)
+    text = run_lines(session, ["draw", "discard K♦", "buy"])
+    assert "You discard KD" in text and "You buy 7D (+1 penalty card: 10C)" in text
+    assert not set("♠♥♦♣") & set(text)
+
+
+def test_every_card_the_person_receives_is_named(tmp_path: Path) -> None:
+    """A screen-reader user need not compare hand lists: the deal, the card drawn, bought (with
+    its penalty card), taken from the pile and the wild swapped back each get a line that
+    names them, read from the engine's events."""
+    text = run_lines(scenario_session(tmp_path), [
+        "draw", "discard KD", "buy", "draw", "down 7H 7S 7D / JK 4C 5C 7C", "lay 8C 1",
+        "swap 6C 1"])
+    dealt = re.search(r"Dealt to you \(11 cards\): (.*)\.", text)
+    assert dealt is not None
+    assert sorted(parse_cards(dealt.group(1))) == sorted(parse_cards(
+        "7H 7S 4C 5C 7C JK 8C 9C 3C 2C KD"))
+    assert "Into your hand: JH (drawn from the stock)." in text
+    assert "Into your hand: 7D (bought from the discard pile); 10C (penalty card)." in text
+    assert "Into your hand: 6C (drawn from the stock)." in text
+    assert "Into your hand: JK (the wild you swapped out of a meld)." in text
+    assert text.index("Dealt to you") < text.index("Into your hand: JH")
+    taken = run_lines(scenario_session(tmp_path / "t"), ["take"])
+    assert "Into your hand: AH (taken from the discard pile)." in taken
+
+
+def test_a_resumed_game_says_this_hand_so_far(tmp_path: Path) -> None:
+    from test_tui import saved_midway
+    session = Session.resume(str(saved_midway(tmp_path)))
+    text = run_lines(session, [])
+    so_far = text[text.index("This hand so far:"):]
+    for line in ("You draw from the stock", "Your draw from the stock: JH", "You discard KD",
+                 "Bob draws from the stock\n", "You buy 7D (+1 penalty card: 10C)"):
+        assert line in so_far, line
+    assert so_far.index("You discard KD") < so_far.index("You buy 7D")
+
+
+def test_pass_hand_stops_the_buy_questions_of_this_hand(tmp_path: Path) -> None:
+    session = scenario_session(tmp_path)
+    text = run_lines(session, ["draw", "discard KD", "pass hand", "draw", "discard 7C"])
+    assert "(pass hand: no more buys asked this hand)" in text
+    assert "No buy will be asked of you again this hand." in text
+    assert text.count("? Buy ") == 1  # Bob's second discard was passed for the person
+    assert session.view().phase == "draw" and session.human_to_act()
+
+
+def test_the_plain_mode_walks_through_only_when_asked(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Not a terminal (CI, a pipe): the plain mode, which never stops for the walk-through and
+    says it only with --guide."""
+    from liverpool import cli
+    for flags, said in (([], False), (["--guide"], True)):
+        monkeypatch.setattr(sys, "stdin", io.StringIO("pass\npass\nquit\n"))
+        save = tmp_path / f"g{len(flags)}.json"
+        assert cli.main(["play", "--seed", "3", "--save", str(save), *flags]) == 0
+        out = capsys.readouterr().out
+        # this seed's first two decisions are buys: the note once, read with the first pass
+        assert out.count("Guide, 5 of 5: May I?") == (1 if said else 0)
+        assert out.count("? Buy ") == 2

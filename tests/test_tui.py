@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,6 +23,7 @@ from textual.geometry import Region
 from textual.widgets import OptionList, RichLog, Static
 
 from liverpool.actions import Action
+from liverpool.bots import BasicBot
 from liverpool.cards import parse_card
 from liverpool.engine import Game, SeatView
 from liverpool.melds import RUN, SET, Meld
@@ -30,9 +32,16 @@ from liverpool.rules import RuleSet
 from liverpool.rulestext import PRESET_LINES, rules_sheet
 from liverpool.tui.app import PlayApp
 from liverpool.tui.session import Session
-from liverpool.tui.text import fit_parts, meld_text, possessive, second_person, subject
+from liverpool.tui.text import (
+    faces,
+    fit_parts,
+    meld_text,
+    possessive,
+    second_person,
+    subject,
+)
 from liverpool.tui.watch import Replayer, WatchApp
-from liverpool.tui.widgets import Menu, Notice, TailLog
+from liverpool.tui.widgets import Menu, Notice, ScrollPanel, TailLog
 
 HANDS = ["7H 7S 4C 5C 7C JK 8C 9C 3C 2C KD",  # You (seat 0) plays first: Cy deals
          "7D KH KS QH QS JD 10D 9D 9H 8H 6H",  # Bob discards the 7D You buy
@@ -130,7 +139,7 @@ async def test_a_whole_hand_with_the_keyboard(tmp_path: Path) -> None:
     async with app.run_test(size=(150, 50)) as pilot:
         await pilot.pause()
         assert session.human_to_act() and game.phase.value == "draw"
-        assert "take the discard AH or draw" in prompt_of(app)
+        assert "take the discard A♥ or draw" in prompt_of(app)
         await pilot.press("d")  # draw from the stock (the bots pass the opening upcard)
         await pilot.pause()
         assert parse_card("JH") in session.view().hand
@@ -145,7 +154,7 @@ async def test_a_whole_hand_with_the_keyboard(tmp_path: Path) -> None:
         before = len(game.actions)
         await pilot.press("enter")
         assert app.errors[-1] == expected
-        assert expected in prompt_of(app).replace("\n", " ")
+        assert faces(expected) in prompt_of(app).replace("\n", " ")
         assert len(game.actions) == before
         await pilot.press("escape")
         assert not app.composing
@@ -154,7 +163,7 @@ async def test_a_whole_hand_with_the_keyboard(tmp_path: Path) -> None:
         await pilot.press("d")  # discard KD; Bob draws and discards 7D, Cy draws: the buy
         await pilot.pause()
         assert game.phase.value == "buy" and session.human_to_act()
-        assert "Buy 7D?" in prompt_of(app)
+        assert "Buy 7♦?" in prompt_of(app)
         await pilot.press("b")
         await pilot.pause()
         assert parse_card("7D") in session.view().hand
@@ -162,7 +171,7 @@ async def test_a_whole_hand_with_the_keyboard(tmp_path: Path) -> None:
         assert session.view().buys[0] == 1
         log = app.query_one("#log", RichLog)
         # the person's own penalty card is named to them
-        assert any("You buy 7D (+1 penalty card: 10C)" in line.text for line in log.lines)
+        assert any("You buy 7♦ (+1 penalty card: 10♣)" in line.text for line in log.lines)
 
         # second turn: draw 6C, go down with melds picked card by card
         assert game.phase.value == "draw" and session.human_to_act()
@@ -260,7 +269,7 @@ async def test_accept_the_suggested_go_down_and_hint(tmp_path: Path) -> None:
         await app.workers.wait_for_complete()  # the search runs off the screen's thread
         await pilot.pause()
         hint = session.hint()
-        assert hint is not None and hint[1] in prompt_of(app)
+        assert hint is not None and faces(hint[1]) in prompt_of(app)
         await pilot.press("g")
         assert "suggested" in text_of(app.query_one("#compose", Static))
         await pilot.press("a")
@@ -394,7 +403,7 @@ async def test_a_warning_and_the_question_both_stay_in_sight(tmp_path: Path,
         assert session.human_to_act() and session.view().hand_sizes[1] == 1
         prompt = app.query_one("#prompt", Static)
         warnings = app.query_one("#warnings", Static)
-        assert "Buy QH?" in prompt_of(app) and "b buy" in prompt_of(app)
+        assert "Buy Q♥?" in prompt_of(app) and "b buy" in prompt_of(app)
         assert "Bob has one card left" in text_of(warnings)
         assert covered(app, prompt) == set() and covered(app, warnings) == set()
         assert prompt.region.height >= 2 and warnings.region.height >= 1
@@ -479,7 +488,7 @@ async def test_the_lay_off_menu_and_the_log_say_your_meld(tmp_path: Path) -> Non
         app.screen.dismiss(1)
         await pilot.pause()
         log = [line.text for line in app.query_one("#log", RichLog).lines]
-        assert any("You lay 8C on your run: 4C 5C JK 7C 8C" in line for line in log), log
+        assert any("You lay 8♣ on your run: 4♣ 5♣ JK 7♣ 8♣" in line for line in log), log
         assert not any("You's" in line for line in log)
 
 
@@ -579,7 +588,7 @@ async def test_the_log_always_shows_its_newest_line(tmp_path: Path) -> None:
         assert_newest_in_sight(log)
         # the draw, then (the bots passed the discard) the card it brought
         assert log.entries[-2].plain == "You draw from the stock"
-        assert log.entries[-1].plain == "Your draw from the stock: JH"
+        assert log.entries[-1].plain == "Your draw from the stock: J♥"
 
 
 def rows_shown(widget: Static) -> list[str]:
@@ -770,3 +779,371 @@ async def test_watch_shows_the_rules_too(tmp_path: Path) -> None:
         assert isinstance(app.screen, Notice)
         shown = squeeze(text_of(app.screen.query_one(Static)))
         assert "▶ 1. 2 sets" in shown and "Which contracts are played: [1, 2, 3]" in shown
+
+
+ASCII_CARD = re.compile(r"(?<!\w)(?:10|[2-9AJQK])[SHDC](?!\w)")
+
+
+async def test_one_screen_one_card_notation(tmp_path: Path) -> None:
+    """The app writes cards with suit symbols everywhere on its screen: the board, the
+    question, the log, a hint and an engine's refusal (they came in the record's ``AC``
+    notation beside the board's ``A♣``)."""
+    session = scenario_session(tmp_path)
+    app = PlayApp(session, pace=0)
+    seen: list[str] = []
+
+    def look() -> None:
+        for panel in ("#prompt", "#hand", "#pile", "#melds", "#compose"):
+            seen.append(text_of(app.query_one(panel, Static)))
+        seen.extend(entry.plain for entry in app.query_one("#log", TailLog).entries)
+
+    async with app.run_test(size=(150, 50)) as pilot:
+        await pilot.pause()
+        look()
+        await pilot.press("d")  # the drawn card named, after the bots pass the upcard
+        await pilot.pause()
+        await pilot.press("h")  # the hint's reason
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        look()
+        await pilot.press("g")
+        await select(pilot, app, "7H 7S 4C")
+        await pilot.press("m", "enter")  # refused: the engine's reason
+        await pilot.pause()
+        assert app.errors
+        look()
+        await pilot.press("escape")
+        await point_at(pilot, app, "KD")
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("b")  # bought, with the penalty card named
+        await pilot.pause()
+        look()
+    shown = "\n".join(seen)
+    assert "J♥" in shown and "7♦" in shown and "10♣" in shown
+    assert ASCII_CARD.findall(shown) == []
+
+
+async def test_watch_writes_cards_one_way_too(tmp_path: Path) -> None:
+    replayer = Replayer(demo_record(tmp_path))
+    app = WatchApp(replayer, "demo.json")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("end")
+        await pilot.pause()
+        log = "\n".join(entry.plain for entry in app.query_one("#log", TailLog).entries)
+        assert "♥" in log and ASCII_CARD.findall(log) == []
+    # into a pipe the moves keep the record's notation
+    assert any(ASCII_CARD.search(line.plain) for _, line in replayer.log_entries())
+
+
+async def test_the_card_drawn_is_named_and_marked_until_the_next_draw(tmp_path: Path) -> None:
+    session = scenario_session(tmp_path)
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("d")  # JH comes once the bots have passed the upcard
+        await pilot.pause()
+        hand = text_of(app.query_one("#hand", Static))
+        assert "You drew J♥" in prompt_of(app)
+        assert "▸J♥" in hand and "(▸ drew J♥)" in hand and hand.count("▸") == 2
+        await point_at(pilot, app, "KD")
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("b")  # the buy brings 7D and a penalty card, not a draw
+        await pilot.pause()
+        assert "▸J♥" in text_of(app.query_one("#hand", Static))
+        await pilot.press("d")
+        await pilot.pause()
+        hand = text_of(app.query_one("#hand", Static))
+        assert "▸6♣" in hand and "▸J♥" not in hand and "You drew 6♣" in prompt_of(app)
+
+
+def saved_midway(tmp_path: Path) -> Path:
+    """The scenario saved after the person's draw, discard and buy, with its seat file."""
+    session = Session(scenario_game(), 0, [None, "basic", "basic"], tmp_path / "game.json",
+                      bot_seed=1, bots=[None, ScriptBot(["7D"]), ScriptBot()])
+    session.save_seats()
+    advance(session, [Action("draw", 0), Action("discard", 0, card=parse_card("KD")),
+                      Action("buy", 0)])
+    session.close()
+    return tmp_path / "game.json"
+
+
+async def test_a_resumed_games_log_goes_on_from_its_record(tmp_path: Path) -> None:
+    session = Session.resume(str(saved_midway(tmp_path)))
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(150, 50)) as pilot:
+        await pilot.pause()
+        log = [entry.plain for entry in app.query_one("#log", TailLog).entries]
+    moves = ["— hand 1: 1 set + 1 run, Cy deals —", "You draw from the stock",
+             "Your draw from the stock: J♥", "You discard K♦", "Bob draws from the stock",
+             "Bob discards 7♦", "You buy 7♦ (+1 penalty card: 10♣)"]
+    assert [line for line in log if line in moves] == moves, log
+
+
+async def test_never_ask_me_to_buy_this_hand(tmp_path: Path) -> None:
+    """n at a buy question passes it and every later one of the hand: the engine still gets
+    the seat's pass, the person is not asked."""
+    session = scenario_session(tmp_path)
+    game = session.game
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause()
+        await point_at(pilot, app, "KD")
+        await pilot.press("d")  # Bob discards 7D: may the person buy it?
+        await pilot.pause()
+        assert game.phase.value == "buy" and "n no more buys this hand" in prompt_of(app)
+        before = len(game.actions)
+        await pilot.press("n")
+        await pilot.pause()
+        assert game.actions[before] == Action("pass", 0)
+        asked = len(game.actions)
+        assert "no buys asked this hand" in " ".join(rows_shown(app.query_one("#title",
+                                                                              Static)))
+        # the person's next turn, then Bob's discard: passed for the person, not asked
+        assert session.human_to_act() and game.phase.value == "draw"
+        await pilot.press("d")
+        await pilot.pause()
+        await point_at(pilot, app, "7C")
+        await pilot.press("d")
+        await pilot.pause()
+        assert session.human_to_act() and game.phase.value == "draw"
+        passes = [a for a in game.actions[asked:] if a == Action("pass", 0)]
+        assert passes, "the seat's pass was given to the engine"
+
+
+def test_no_buys_lasts_one_hand(tmp_path: Path) -> None:
+    session = Session.new(RuleSet.preset("standard", {"hands": [1, 2]}), 3, "basic", "You",
+                          seed=7, save=str(tmp_path / "g.json"))
+    game = session.game
+    bot, rng = BasicBot(), random.Random(3)
+    asked: dict[int, int] = {}  # buy questions the person saw, by hand
+    while not game.over:
+        if not session.human_to_act():
+            assert session.step_bot() is not None
+            continue
+        view = session.view()
+        if view.phase == "buy":
+            asked[view.hand_number] = asked.get(view.hand_number, 0) + 1
+            session.no_buys()
+            continue
+        session.act(bot.choose(view, session.legal(), rng))
+    assert asked == {1: 1, 2: 1}  # asked once a hand: the first answer stopped the rest
+    passes = [a for a in game.actions if a == Action("pass", 0)]
+    assert len(passes) > 2  # the later questions were answered with the seat's pass
+
+
+async def test_a_key_pressed_while_the_bots_settle_a_buy_is_kept(tmp_path: Path) -> None:
+    """Just after the draw the bots settle a buy of the card passed; a discard pressed then was
+    dropped. It is kept, shown as kept, and applied to the card it was pressed on once the
+    person may act (the drawn card, sorted in, moves that card's place)."""
+    release = threading.Event()
+
+    class SlowBot(ScriptBot):
+        def choose(self, view: SeatView, legal: Sequence[Action],
+                   rng: random.Random) -> Action:
+            release.wait(10)  # settles the buy round when the test lets it
+            return super().choose(view, legal, rng)
+
+    session = Session(scenario_game(), 0, [None, "slow", "script"], tmp_path / "g.json",
+                      bot_seed=1, bots=[None, SlowBot(["7D"]), ScriptBot()])
+    game = session.game
+    app = PlayApp(session, pace=0.01)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("d")
+        await pilot.pause(0.05)
+        assert not session.human_to_act() and app.thinking is not None
+        await point_at(pilot, app, "KD")
+        await pilot.press("d")  # discard KD, pressed while Bob decides on the upcard
+        await pilot.pause()
+        assert "Kept for your decision: d (K♦)" in prompt_of(app)
+        release.set()
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if Action("discard", 0, card=parse_card("KD")) in game.actions \
+                    and session.human_to_act():
+                break
+        assert Action("discard", 0, card=parse_card("KD")) in game.actions
+        assert parse_card("JH") in session.view().hand and not app.kept
+
+
+async def test_a_kept_key_of_no_use_is_refused_in_words(tmp_path: Path) -> None:
+    session = scenario_session(tmp_path)
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        app.kept.append(("b", "b", None))  # a buy key kept for what turned out a draw
+        app.after_change()
+        await pilot.pause()
+        assert "Not now: b, pressed while waiting" in prompt_of(app)
+        assert not app.kept and len(session.game.actions) == 0
+
+
+def all_down(tmp_path: Path) -> Session:
+    """Four players, each down with three sets: twelve melds on the table at the person's
+    decision."""
+    session = Session.new(RuleSet.preset("standard", {"hands": [4]}), 4, "basic", "You",
+                          seed=3, save=str(tmp_path / "g.json"))
+    bot, rng = BasicBot(), random.Random(1)
+    while not all(session.view().down) or not session.human_to_act():
+        if session.human_to_act():
+            session.act(bot.choose(session.view(), session.legal(), rng))
+        else:
+            assert session.step_bot() is not None
+    assert len(session.view().melds) == 12
+    return session
+
+
+def melds_in_sight(app: PlayApp) -> set[int]:
+    """The numbers of the melds whose lines the table panel shows whole now."""
+    box = app.query_one("#melds-box")
+    melds = app.query_one("#melds", Static)
+    top, height = round(box.scroll_y), box.scrollable_content_region.height
+    rows = [strip.text for strip in melds.render_lines(
+        Region(0, 0, melds.size.width, melds.size.height))]
+    spans: dict[int, list[int]] = {}  # each meld's first and last row
+    meld = None
+    for y, row in enumerate(rows):
+        start = re.match(r"\s*\[(\d+)\]", row)
+        if start:
+            meld = int(start.group(1))
+            spans[meld] = [y, y]
+        elif row.strip() and not row.startswith(" "):
+            meld = None  # an owner's name
+        elif meld is not None and row.strip():
+            spans[meld][1] = y  # the meld's line, wrapped
+    return {m for m, (first, last) in spans.items() if top <= first and last < top + height}
+
+
+async def test_at_80x24_no_meld_is_hidden_without_a_word(tmp_path: Path) -> None:
+    session = all_down(tmp_path)
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        box = app.query_one("#melds-box")
+        seen = melds_in_sight(app)
+        assert len(seen) < 12  # the panel is too short for the table
+        hint = str(box.border_subtitle)
+        assert f"+{12 - len(seen)} more melds below" in hint and "PgDn" in hint
+        assert box.show_vertical_scrollbar
+        for _ in range(12):
+            await pilot.press("pagedown")
+            await pilot.pause()
+            seen |= melds_in_sight(app)
+        assert seen == set(range(12))
+        assert "above" in str(box.border_subtitle) and "below" not in str(box.border_subtitle)
+        cursor = app.cursor
+        await pilot.press("pageup")  # the keys of the hand still move in the hand
+        await pilot.press("right")
+        assert app.cursor == min(cursor + 1, len(app.shown_hand()) - 1)
+
+
+@pytest.mark.parametrize("key", ["question_mark", "r"])
+async def test_at_80x24_help_and_rules_scroll_and_say_so(tmp_path: Path, key: str) -> None:
+    session = scenario_session(tmp_path)
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press(key)
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, Notice)
+        panel = app.screen.query_one(ScrollPanel)
+        assert panel.max_scroll_y > 0 and panel.show_vertical_scrollbar  # it is cut
+        assert "↓ more below" in str(panel.border_subtitle)
+        assert "PgUp/PgDn scroll" in str(panel.border_subtitle)
+        await pilot.press("end")
+        await pilot.pause()
+        assert panel.scroll_y == panel.max_scroll_y
+        assert "↓ more below" not in str(panel.border_subtitle)
+        assert "↑ more above" in str(panel.border_subtitle)
+
+
+def guide_texts(app: PlayApp) -> dict[str, str]:
+    """The walk-through's notes on screen, by the panel they sit by."""
+    return {near: text_of(app.query_one(f"#guide-{near}", Static)).strip()
+            for near in ("pile", "melds", "hand", "prompt")
+            if app.query_one(f"#guide-{near}", Static).display}
+
+
+async def test_the_first_game_walk_through_follows_one_turn(tmp_path: Path) -> None:
+    from liverpool.tui.guide import GUIDE_FILE, Guide
+    session = scenario_session(tmp_path)
+    app = PlayApp(session, pace=0, guide=Guide(folder=tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        notes = guide_texts(app)
+        assert list(notes) == ["pile"] and "1/5" in notes["pile"] and "Draw:" in notes["pile"]
+        await pilot.press("d")
+        await pilot.pause()
+        notes = guide_texts(app)  # the play: each note beside what it is about
+        assert set(notes) == {"hand", "melds", "prompt"}
+        assert "Go down:" in notes["hand"] and "Lay off:" in notes["melds"]
+        assert "Discard:" in notes["prompt"]
+        await pilot.press("g", "escape")  # going down and back: the notes stay till the discard
+        assert set(guide_texts(app)) == {"hand", "melds", "prompt"}
+        await point_at(pilot, app, "KD")
+        await pilot.press("d")
+        await pilot.pause()
+        notes = guide_texts(app)  # Bob's 7D: the May I? question
+        assert list(notes) == ["prompt"] and "5/5 · May I?:" in notes["prompt"]
+        assert not (tmp_path / GUIDE_FILE).exists()
+        await pilot.press("p")
+        await pilot.pause()
+        assert guide_texts(app) == {} and (tmp_path / GUIDE_FILE).exists()
+        assert "That was the whole walk-through" in prompt_of(app)
+
+
+async def test_the_walk_through_is_skipped_with_esc_and_comes_back_with_i(
+        tmp_path: Path) -> None:
+    from liverpool.tui.guide import GUIDE_FILE, Guide
+    app = PlayApp(scenario_session(tmp_path), pace=0, guide=Guide(folder=tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert guide_texts(app)
+        await pilot.press("escape")
+        assert guide_texts(app) == {} and (tmp_path / GUIDE_FILE).exists()
+        await pilot.press("i")
+        assert "Draw:" in guide_texts(app)["pile"]
+
+
+@pytest.mark.parametrize(("history", "done", "offered"), [
+    (False, False, True), (True, False, False), (False, True, False)])
+def test_the_walk_through_is_offered_on_the_first_game_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, history: bool, done: bool,
+        offered: bool) -> None:
+    """The app offers it when the history has no game and it was never done or skipped."""
+    from liverpool import cli, tui
+    from liverpool.tui import app as app_module
+    from liverpool.tui.guide import GUIDE_FILE
+
+    data = tmp_path / "data"
+    data.mkdir()
+    monkeypatch.setenv("LIVERPOOL_DATA_DIR", str(data))
+    if history:
+        (data / "history.jsonl").write_text("{}\n")
+    if done:
+        (data / GUIDE_FILE).write_text("{}")
+    given: list[object] = []
+
+    class Shown:
+        def __init__(self, session: Session, guide: object = None) -> None:
+            given.append(guide)
+
+        def run(self) -> None:
+            pass
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(app_module, "PlayApp", Shown)
+    monkeypatch.setattr(tui.sys, "stdin", Terminal())
+    monkeypatch.setattr(tui.sys, "stdout", Terminal())
+    assert cli.main(["play", "--seed", "3", "--save", str(tmp_path / "g.json")]) == 0
+    assert (given[0] is not None) == offered

@@ -61,7 +61,7 @@ def _print_summary(out: dict[str, Any], game: Game) -> None:
     console = Console()
     if out["error"]:
         err = out["error"]
-        console.print(f"[red]action {err['index']} is illegal:[/] {err['reason']}")
+        console.print(f"[red]action {err['number']} is illegal:[/] {err['reason']}")
     else:
         console.print(f"[green]replayed {out['actions_applied']} actions[/]")
     state = "game over" if game.over else f"hand {out['hand_number']} ({out['contract']})"
@@ -198,9 +198,17 @@ def cmd_play(args: argparse.Namespace) -> int:
               f"will not be added to your history", file=sys.stderr)
     if args.name is None and known is not None:
         args.name = known.name  # (None: "You", or the seat file's person on --resume)
+    # the first game: no finished game in the history (the app offers the walk-through)
+    first = False
+    if known is not None:
+        try:
+            first = profile.read_page(0, 1, folder).total == 0
+        except OSError:
+            first = False
     from . import tui
     return tui.main(args, games_dir=paths.games_dir(folder),
-                    on_over=None if known is None else profile_listener(folder))
+                    on_over=None if known is None else profile_listener(folder),
+                    data=folder, first_game=first)
 
 
 def profile_listener(folder: Path) -> Callable[[Any], list[str]]:
@@ -267,6 +275,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save", metavar="FILE", help="where the record is kept as the game goes")
     p.add_argument("--plain", action="store_true",
                    help="line-based mode for screen readers and pipes")
+    p.add_argument("--guide", action="store_true",
+                   help="the first-game walk-through of a turn (offered in the app on your "
+                        "first game; in --plain only with this)")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("history", help="your finished terminal games, newest first; your "

@@ -76,12 +76,21 @@ def new_game_from_record(rec: Any, search_budget: int | None = None) -> Game:
         raise RecordError(str(e)) from None
 
 
+def action_number(index: int) -> int:
+    """The number a person reads for the record's action at ``index`` (0 in the JSON list):
+    actions are counted from 1 wherever a person sees them, as the watch counts its steps."""
+    return index + 1
+
+
 class ReplayError(ValueError):
-    """A record's action that does not replay: ``index`` in the record, and why."""
+    """A record's action that does not replay: ``index`` in the record's list (from 0), its
+    ``number`` as a person reads it (from 1), and why."""
 
     def __init__(self, index: int, reason: str) -> None:
-        super().__init__(f"action {index} of the record does not replay: {reason}")
+        super().__init__(f"action {action_number(index)} of the record does not replay: "
+                         f"{reason}")
         self.index = index
+        self.number = action_number(index)
         self.reason = reason
 
 
@@ -123,7 +132,9 @@ def steps(rec: Any, game: Game | None = None, actions: Sequence[Any] | None = No
 @dataclass
 class Replay:
     game: Game
-    error: dict[str, Any] | None  # {"index": i, "reason": "..."} at the first bad action
+    # at the first bad action: {"index": i (from 0, in "actions"), "number": i + 1 (as a
+    # person reads it), "reason": "..."}
+    error: dict[str, Any] | None
 
 
 def replay(rec: dict[str, Any], search_budget: int | None = None) -> Replay:
@@ -134,7 +145,7 @@ def replay(rec: dict[str, Any], search_budget: int | None = None) -> Replay:
         for _ in steps(rec, game):
             pass
     except ReplayError as e:
-        return Replay(game, {"index": e.index, "reason": e.reason})
+        return Replay(game, {"index": e.index, "number": e.number, "reason": e.reason})
     return Replay(game, None)
 
 

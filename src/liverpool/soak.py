@@ -441,7 +441,8 @@ def check_end(game: Game) -> list[str]:
     except ValueError as e:
         return [*out, f"the record does not replay: {e}"]
     if res.error is not None:
-        out.append(f"replay stops at action {res.error['index']}: {res.error['reason']}")
+        out.append(f"replay stops at action {res.error['number']}: "
+                   f"{res.error['reason']}")
     mine, theirs = game.snapshot(), res.game.snapshot()
     if mine != theirs:
         names = _SNAPSHOT_FIELDS if len(mine) == len(_SNAPSHOT_FIELDS) else \

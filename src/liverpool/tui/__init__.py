@@ -33,9 +33,13 @@ def open_session(args: argparse.Namespace, games_dir: Path | None = None) -> Ses
 
 
 def main(args: argparse.Namespace, games_dir: Path | None = None,
-         on_over: EndListener | None = None) -> int:
+         on_over: EndListener | None = None, data: Path | None = None,
+         first_game: bool = False) -> int:
     """Play a game: new records go to ``games_dir`` (default: the user data directory's
-    ``games``); ``on_over`` is told once when the game is over (the session's end listener)."""
+    ``games``); ``on_over`` is told once when the game is over (the session's end listener).
+    The first-game walk-through (``guide``) comes with ``--guide``, or in the app when this is
+    the person's ``first_game`` and it was never done in the data directory ``data``; it is a
+    set of notes, never a question, so nothing waits on it."""
     try:
         session = open_session(args, games_dir)
     except SessionError as e:
@@ -47,12 +51,19 @@ def main(args: argparse.Namespace, games_dir: Path | None = None,
         print("liverpool play: not a terminal, using the plain line mode (--plain)",
               file=sys.stderr)
         plain = True
+    from .guide import Guide, guide_done
+    guide = None
+    if getattr(args, "guide", False) or (
+            not plain and first_game and data is not None and not guide_done(data)):
+        guide = Guide(folder=data)
     if plain:
         from .plain import run_plain
-        return run_plain(session, sys.stdin, sys.stdout)
+        if guide is None:
+            return run_plain(session, sys.stdin, sys.stdout)
+        return run_plain(session, sys.stdin, sys.stdout, guide)
     from .app import PlayApp
     try:
-        PlayApp(session).run()
+        PlayApp(session, guide=guide).run()
     finally:
         session.close()
     print(session.saved_message())

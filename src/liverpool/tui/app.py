@@ -10,7 +10,7 @@ sheet* (panels over the board that do not pause the game).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.console import Group
@@ -19,22 +19,25 @@ from textual import events
 from textual.binding import Binding, BindingType
 
 from ..actions import Action
-from ..cards import Card, card_str
 from .board import PACES
 from .godown import GoDownEditor
+from .guide import Guide
 from .menus import Menus
-from .widgets import Notice, rules_panel, score_table
+from .widgets import Notice, ScrollPanel, rules_panel, score_table
 
 HELP = """[b]Any time[/b]
   ← → Home End  move in your hand   space  select a card
   o    sort by rank / by suit        h  hint (the expert's)
   Tab  score sheet                   f  bots faster / instant
   r    the table's rules             ?  this help
+  PgUp PgDn  scroll the table's melds (its border says how many are out of sight)
+  i    the first-game walk-through (notes beside the table; Esc skips it)
   q    quit (saved: --resume)
 [b]Start of your turn[/b]
   t  take the discard     d  draw from the stock
   n  lay off instead of drawing (house)
-[b]Buy round[/b]  b buy  p pass     [b]Playable discard[/b]  c call  p pass
+[b]Buy round[/b]  b buy  p pass  n pass, and no more buys asked this hand
+[b]Playable discard[/b]  c call  p pass
 [b]Your play[/b]
   g  go down              l  lay off the card at the cursor
   j  swap it for a joker  w  borrow (house)   d  discard it
@@ -49,6 +52,11 @@ HELP = """[b]Any time[/b]
 
 A refused choice changes nothing: the engine's reason is shown
 under the prompt."""
+
+
+# the keys that answer a decision (not the ones that look or move the cursor): pressed while
+# the seat cannot act, they are kept for its decision
+DECISION_KEYS = frozenset("tdnbpcgljw") | {"enter"}
 
 
 class PlayApp(Menus, GoDownEditor):
@@ -76,6 +84,7 @@ class PlayApp(Menus, GoDownEditor):
             "space": self.toggle_select, "o": self.toggle_sort, "f": self.cycle_pace,
             "h": self.show_hint, "question_mark": self.show_help, "q": self.action_quit_game,
             "r": self.show_rules,
+            "pageup": lambda: self.scroll_table(-1), "pagedown": lambda: self.scroll_table(1),
         }
         if key in common:
             common[key]()
@@ -84,8 +93,16 @@ class PlayApp(Menus, GoDownEditor):
         if char == "?":
             self.show_help()
             return True
-        if s.over or not s.human_to_act():
+        if key == "i":
+            self.start_guide()
+            return True
+        if key == "escape" and self.guide_notes() and not self.kept:
+            self.skip_guide()
+            return True
+        if s.over:
             return False
+        if not s.human_to_act() or self.paused:
+            return self.keep_key(key, char)
         if self.composing:
             return self.compose_key(key)
         v = self.view()
@@ -97,7 +114,8 @@ class PlayApp(Menus, GoDownEditor):
                      "d": lambda: self.do(Action("draw", me)),
                      "n": lambda: self.do(Action("no_draw", me))}
         elif ph == "buy":
-            table = {"b": self.buy, "p": lambda: self.do(Action("pass", me))}
+            table = {"b": self.buy, "p": lambda: self.do(Action("pass", me)),
+                     "n": self.no_buys}
         elif ph == "call":
             table = {"c": self.call, "p": lambda: self.do(Action("pass", me))}
         elif ph == "give":
@@ -114,9 +132,67 @@ class PlayApp(Menus, GoDownEditor):
             return True
         return False
 
+    def start_guide(self) -> None:
+        """The walk-through again, on demand."""
+        self.guide = Guide(folder=self.guide.folder if self.guide is not None else None)
+        self.say("The walk-through: its notes come beside the table as the game gets there; "
+                 "Esc skips it.")
+        self.refresh_all()
+
+    def skip_guide(self) -> None:
+        if self.guide is not None:
+            self.guide.finish()
+        self.say("Walk-through skipped; i shows it again.")
+        self.refresh_all()
+
+    def keep_key(self, key: str, char: str | None) -> bool:
+        """A key of a decision pressed while the seat cannot act yet (the bots are settling a
+        buy, or it is their turn): kept, with the card at the cursor, and applied once the seat
+        may act, never dropped. Esc forgets the keys kept."""
+        if key == "escape" and self.kept:
+            self.kept.clear()
+            self.say("The keys kept were forgotten.")
+        elif key in DECISION_KEYS:
+            self.kept.append((key, char, self.card_at_cursor()))
+        else:
+            return False
+        self.refresh_all()
+        return True
+
+    def apply_kept(self) -> None:
+        """The keys kept while waiting, in order, now that the seat may act: each at the card
+        the cursor was on when it was pressed; a key this decision has no use for is refused in
+        words, and the keys after one that opens a menu wait for no menu: they are dropped,
+        and said to be."""
+        while self.kept and len(self.screen_stack) == 1 and not self.paused \
+                and self.session.human_to_act():
+            key, char, card = self.kept.pop(0)
+            cards = self.shown_hand()
+            if card is not None and card in cards:
+                self.cursor = cards.index(card)
+                self.cursor_card = card
+            if not self.handle_key(key, char):
+                self.say(f"Not now: {key}, pressed while waiting, is no key of this decision "
+                         f"({self.view().phase}); ? shows the keys.", "bold red")
+                self.kept.clear()
+            elif len(self.screen_stack) > 1 and self.kept:
+                dropped = ", ".join(k for k, _, _ in self.kept)
+                self.kept.clear()
+                self.say(f"Choose in the menu; the keys kept after it ({dropped}) were not "
+                         f"applied.", "bold red")
+        self.refresh_all()
+
+    def scroll_table(self, pages: int) -> None:
+        box = self.query_one("#melds-box", ScrollPanel)
+        if pages < 0:
+            box.scroll_page_up(animate=False)
+        else:
+            box.scroll_page_down(animate=False)
+
     def move(self, step: int) -> None:
-        n = len(self.shown_hand())
-        self.cursor = max(0, min(n - 1, self.cursor + step))
+        cards = self.shown_hand()
+        self.cursor = max(0, min(len(cards) - 1, self.cursor + step))
+        self.cursor_card = cards[self.cursor] if cards else None
 
     def toggle_select(self) -> None:
         if self.cursor in self.selected:
@@ -158,6 +234,3 @@ class PlayApp(Menus, GoDownEditor):
         self.push_screen(Notice(Group(*body, score_table(g.players, g.scores, g.totals,
                                                           g.winners))))
 
-
-def card_list(cards: Sequence[Card]) -> str:
-    return " ".join(card_str(c) for c in cards)

@@ -27,10 +27,12 @@ from textual.widgets import Static
 from ..actions import Action
 from ..cards import Card, is_wild
 from ..engine import SeatView
+from .guide import STEPS, Guide, Step
 from .session import BotTurn, Session
 from .text import (
     JOKER_STYLE,
     face,
+    faces,
     fit_parts,
     question,
     rules_label,
@@ -38,9 +40,10 @@ from .text import (
     subject,
 )
 from .widgets import (
+    ScrollPanel,
     TailLog,
     hand_text,
-    melds_panel,
+    meld_lines,
     pile_text,
     players_table,
 )
@@ -62,7 +65,7 @@ class Board(App[None]):
     #left { width: 3fr; }
     #players { height: auto; border: round $secondary; padding: 0 1; }
     #pile { height: auto; padding: 0 1; }
-    #melds { height: 1fr; border: round $secondary; padding: 0 1; overflow-y: auto; }
+    #melds-box { height: 1fr; border: round $secondary; padding: 0 1; }
     #log { width: 2fr; border: round $secondary; }
     #hand { height: auto; border: round $accent; padding: 0 1; }
     #compose { height: auto; padding: 0 1; display: none; }
@@ -70,11 +73,16 @@ class Board(App[None]):
     #warnings { height: auto; padding: 0 1; display: none; }
     #warnings.on { display: block; }
     #prompt { height: auto; min-height: 3; padding: 0 1; background: $boost; }
+    .guide { height: auto; padding: 0 1; display: none; background: $warning 15%; }
+    #melds-box > .guide { padding: 0; margin-bottom: 1; }
+    .guide.on { display: block; }
     """
 
-    def __init__(self, session: Session, pace: float | None = None) -> None:
+    def __init__(self, session: Session, pace: float | None = None,
+                 guide: Guide | None = None) -> None:
         super().__init__()
         self.session = session
+        self.guide = guide  # the first-game walk-through, while it is on
         self.pace_index = 0
         self.fixed_pace = pace
         self.order = "suit"
@@ -95,6 +103,15 @@ class Board(App[None]):
         self.warnings: list[str] = []  # the newest warnings, shown above the prompt
         self.errors: list[str] = []  # every illegal choice's reason, newest last (tests read it)
         self.rng = random.Random(session.game.seed)
+        self.drawn: Card | None = None  # the card last drawn from the stock, marked in the hand
+        # the hand as last drawn and the card the cursor was on: when the hand changes (a card
+        # comes in, a sort), the cursor stays on its card, not on its place
+        self.cards_shown: list[Card] = []
+        self.cursor_card: Card | None = None
+        # keys of a decision pressed while the seat could not act (the bots settling a buy):
+        # each with the card the cursor was on, applied in order once the seat may act
+        self.kept: list[tuple[str, str | None, Card | None]] = []
+        self.meld_lines: list[tuple[int | None, Text]] = []  # the table panel's, by meld
 
     # ---- layout --------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -103,11 +120,19 @@ class Board(App[None]):
             with Vertical(id="left"):
                 yield Static(id="players")
                 yield Static(id="pile")
-                yield Static(id="melds")
+                # the walk-through's notes on the pile (just above) and on the table: in the
+                # table's panel, which scrolls, so that they never squeeze it to nothing
+                box = ScrollPanel(Static(id="guide-pile", classes="guide"),
+                                  Static(id="guide-melds", classes="guide"),
+                                  Static(id="melds"), id="melds-box", describe=self.table_hint)
+                box.can_focus = False  # the arrows move in the hand; PgUp/PgDn scroll it
+                yield box
             yield TailLog(id="log")
+        yield Static(id="guide-hand", classes="guide")
         yield Static(id="hand")
         yield Static(id="compose")
         yield Static(id="warnings")
+        yield Static(id="guide-prompt", classes="guide")
         yield Static(id="prompt")
 
     # ---- drawing -------------------------------------------------------------------------
@@ -142,14 +167,23 @@ class Board(App[None]):
         self.query_one("#title", Static).update("\n".join(self.title_lines()))
         self.query_one("#players", Static).update(players_table(v, bots=s.levels))
         self.query_one("#pile", Static).update(pile_text(v))
-        self.query_one("#melds", Static).update(melds_panel(v))
+        self.meld_lines = meld_lines(v.players, v.melds, rules.deuces_wild)
+        self.query_one("#melds", Static).update(
+            Group(*(line for _, line in self.meld_lines)) if self.meld_lines else
+            Text("No melds on the table yet.", style="dim"))
+        box = self.query_one("#melds-box", ScrollPanel)
+        box.call_after_refresh(box.update_hint)
         cards = self.shown_hand()
+        if cards != self.cards_shown and self.cursor_card in cards:
+            self.cursor = cards.index(self.cursor_card)
         self.cursor = max(0, min(self.cursor, len(cards) - 1))
+        self.cards_shown = cards
+        self.cursor_card = cards[self.cursor] if cards else None
         self.selected = {i for i in self.selected if i < len(cards)}
         hand = self.query_one("#hand", Static)
         hand.border_title = f"your hand ({len(v.hand)}) · sorted by {self.order}"
         hand.update(hand_text(cards, self.cursor if cards else None, self.selected,
-                              rules.deuces_wild, v.taken))
+                              rules.deuces_wild, v.taken, self.drawn))
         comp = self.query_one("#compose", Static)
         comp.set_class(self.composing, "on")
         if self.composing:
@@ -158,6 +192,55 @@ class Board(App[None]):
         warn.set_class(bool(self.warnings), "on")
         warn.update(Text("\n".join(f"⚠ {w}" for w in self.warnings), style="bold red"))
         self.query_one("#prompt", Static).update(self.prompt_text())
+        self.show_guide()
+
+    def guide_notes(self) -> list[Step]:
+        """The walk-through's notes for the decision on screen (none while going down)."""
+        s = self.session
+        if self.guide is None or s.over or self.composing or not s.human_to_act():
+            return []
+        v = self.view()
+        return self.guide.notes(v.phase, v.ruleset.buying)
+
+    def show_guide(self) -> None:
+        """Each note of the walk-through beside the panel it is about."""
+        notes = self.guide_notes()
+        for near in ("pile", "melds", "hand", "prompt"):
+            here = [n for n in notes if n.near == near]
+            w = self.query_one(f"#guide-{near}", Static)
+            w.set_class(bool(here), "on")
+            t = Text()
+            for k, n in enumerate(here):
+                if k:
+                    t.append("\n")
+                t.append(f"First game {STEPS.index(n) + 1}/{len(STEPS)} · ", style="bold")
+                t.append(n.text)
+            t.append("  (Esc skips the walk-through)", style="dim")
+            w.update(t)
+
+    def table_hint(self, box: ScrollPanel) -> str:
+        """``+3 more melds below · PgUp/PgDn scroll``: the melds the table panel cannot show
+        now (one of whose lines is out of sight), and how to see them."""
+        melds = self.query_one("#melds", Static)
+        width = melds.size.width
+        if width <= 0:
+            return ""
+        # the rows of the panel's text above the melds (the walk-through's notes) count too
+        top = round(box.scroll_y) - melds.virtual_region.y
+        height = box.scrollable_content_region.height
+        above = below = 0
+        row = 0
+        for meld, line in self.meld_lines:
+            rows = len(line.wrap(self.console, width))
+            if meld is not None:
+                if row < top:
+                    above += 1
+                elif row + rows > top + height:
+                    below += 1
+            row += rows
+        said = [f"+{n} more meld{'s' if n != 1 else ''} {where}"
+                for n, where in ((above, "above"), (below, "below")) if n]
+        return " · ".join([*said, "PgUp/PgDn scroll"]) if said else ""
 
     def title_lines(self) -> list[str]:
         """The top line, in one or two lines that fit the screen's width: the hand, its
@@ -178,6 +261,8 @@ class Board(App[None]):
                      subject(v.players[v.dealer], "deals"),
                      f"{s.game.deal_size()} cards dealt", rules_label(rules),
                      f"bots: {pace}", "r rules · ? keys"]
+            if s.buys_off:
+                parts.insert(2, "no buys asked this hand")
         # the title's padding takes a cell each side
         return fit_parts(parts, self.size.width - 2)
 
@@ -218,7 +303,7 @@ class Board(App[None]):
         elif s.human_to_act():
             v = self.view()
             legal = s.legal()
-            t.append(question(v, legal), style="bold")
+            t.append(faces(question(v, legal)), style="bold")
             t.append("\n")
             t.append(self.keys_text(v, legal), style="cyan")
         else:
@@ -226,6 +311,11 @@ class Board(App[None]):
             who = ", ".join(s.game.players[x] for x in seats)
             t.append(f"Waiting for {who}…", style="dim")
             t.append("  f: faster", style="cyan")
+            if self.kept:
+                t.append("\nKept for your decision: " + ", ".join(
+                    k if c is None else f"{k} ({face(c)})" for k, _, c in self.kept),
+                    style="bold")
+                t.append("  Esc forgets them", style="cyan")
         if self.message.plain:
             t.append("\n")
             t.append_text(self.message)
@@ -245,7 +335,7 @@ class Board(App[None]):
             if "no_draw" in types:
                 keys.append("n lay off instead")
         elif ph == "buy":
-            keys += ["b buy", "p pass"]
+            keys += ["b buy", "p pass", "n no more buys this hand"]
         elif ph == "call":
             if "call" in types:
                 keys.append("c call")

@@ -19,8 +19,8 @@ from textual.worker import Worker, WorkerState
 from ..actions import Action
 from ..engine import HandStarted, IllegalActionError
 from .board import Board
-from .session import Event
-from .text import YOU, deal_words, second_person
+from .session import Event, HandResult
+from .text import YOU, deal_words, face, faces, second_person
 from .widgets import Notice, TailLog, hand_result_view, score_table
 
 WARNINGS_SHOWN = 2  # the newest warnings shown above the prompt; the log keeps them all
@@ -32,7 +32,7 @@ class Pacing(Board):
 
     def on_mount(self) -> None:
         self.query_one("#players", Static).border_title = "players"
-        self.query_one("#melds", Static).border_title = "table"
+        self.query_one("#melds-box").border_title = "table"
         self.query_one("#log", TailLog).border_title = "log"
         self.query_one("#hand", Static).border_title = "your hand"
         s = self.session
@@ -43,7 +43,17 @@ class Pacing(Board):
         named = "" if me == YOU else f"You are {me}; "
         self.log_line(Text(f"{named}playing with {others}. ? shows the keys.", style="bold"))
         self.log_line(Text(f"Saved as it goes in {s.save_path}", style="dim"))
-        if s.dealt is not None and not s.over:
+        if s.past:  # a resumed game: its log so far, from its record
+            self.log_line(Text("The game so far, from its record:", style="dim"))
+            for item in s.past_lines():
+                if isinstance(item, HandStarted):
+                    self.log_deal(item)
+                elif isinstance(item, HandResult):
+                    self.log_line(self.hand_over_line(item))
+                else:
+                    self.log_line(Text(faces(item.text),
+                                       style="bold" if item.seat == s.human else ""))
+        elif s.dealt is not None and not s.over:
             self.log_deal(s.dealt)
         for line in s.finish():  # a finished game resumed: its end, counted once
             self.log_line(Text(line, style="bold"))
@@ -57,6 +67,8 @@ class Pacing(Board):
         if (self.paused or s.over or s.bot_to_act() is None or self.timer_armed
                 or self.thinking is not None):
             self.refresh_all()
+            if self.kept and not self.paused and s.human_to_act():
+                self.apply_kept()
             return
         if self.pace <= 0:
             self.run_bots()
@@ -124,6 +136,12 @@ class Pacing(Board):
 
     def after_change_no_bots(self) -> None:
         self.refresh_all()
+        if self.kept and not self.paused and self.session.human_to_act():
+            self.apply_kept()
+
+    def apply_kept(self) -> None:
+        """The keys kept while the seat could not act, applied (the app's, which knows the
+        keys)."""
 
     def log_deal(self, dealt: HandStarted) -> None:
         """The line in the log where a hand begins (the engine's ``hand_started``)."""
@@ -134,7 +152,13 @@ class Pacing(Board):
     def show_event(self, ev: Event) -> None:
         human = self.session.human
         for line in ev.lines:
-            self.log_line(Text(line.text, style="bold" if line.seat == human else ""))
+            self.log_line(Text(faces(line.text), style="bold" if line.seat == human else ""))
+        for got in ev.received:
+            if got.how == "dealt":
+                self.drawn = None  # a new hand: nothing drawn yet
+            elif got.how == "drawn":
+                self.drawn = got.cards[0]  # marked in the hand until the next draw
+                self.say(f"You drew {face(self.drawn)}", "bold")
         for w in ev.warnings:
             self.log_line(Text(f"⚠ {w}", style="bold red"))
             # a line of its own above the prompt, not a toast: a toast covered the question
@@ -143,9 +167,10 @@ class Pacing(Board):
         r = ev.hand
         if r is not None:
             self.warnings = []
-            who = " and ".join(g.players[x] for x in r.out) if r.out else "no one"
-            self.log_line(Text(f"Hand {r.number} over: {who} went out. Points: " + ", ".join(
-                f"{g.players[x]} {r.points[x]}" for x in range(g.n)), style="bold green"))
+            self.log_line(self.hand_over_line(r))
+            if self.kept:  # pressed for a decision of the hand that ended
+                self.kept.clear()
+                self.say("The hand ended: the keys kept for it were forgotten.")
         if ev.dealt is not None:
             self.log_deal(ev.dealt)
         if r is not None:
@@ -153,6 +178,12 @@ class Pacing(Board):
             self.last_result = body
             self.open_notice(Group(body, score_table(g.players, g.scores, g.totals),
                                    Text("Enter: go on · q: quit", style="dim")))
+
+    def hand_over_line(self, r: HandResult) -> Text:
+        g = self.session.game
+        who = " and ".join(g.players[x] for x in r.out) if r.out else "no one"
+        return Text(f"Hand {r.number} over: {who} went out. Points: " + ", ".join(
+            f"{g.players[x]} {r.points[x]}" for x in range(g.n)), style="bold green")
 
     def open_notice(self, body: Group | Text) -> None:
         self.paused = True
@@ -181,14 +212,39 @@ class Pacing(Board):
 
     def do(self, action: Action) -> bool:
         """Apply the person's action; on refusal show the engine's reason and change nothing."""
+        phase = self.view().phase
         try:
             ev = self.session.act(action)
         except IllegalActionError as e:
             self.errors.append(str(e))
             reason = second_person(str(e), self.view().players[self.session.human])
-            self.say(f"Not allowed: {reason}", "bold red")
+            self.say(f"Not allowed: {faces(reason)}", "bold red")
             self.refresh_all()
             return False
+        self.acted(ev)
+        self.guide_read(phase, action.type)
+        return True
+
+    def guide_read(self, phase: str, action: str) -> None:
+        """The walk-through's notes of a decision the person answered are read."""
+        if self.guide is not None and self.guide.acted(phase, action,
+                                                       self.view().ruleset.buying):
+            self.say("That was the whole walk-through; i shows it again.", "bold")
+            self.refresh_all()
+
+    def no_buys(self) -> None:
+        """"Never ask me this hand": this buy passed, and every one after it this hand."""
+        ev = self.session.no_buys()
+        if ev is not None:
+            self.acted(ev)
+            self.guide_read("buy", "pass")
+        self.say("No buy will be asked of you again this hand (they are asked again from the "
+                 "next deal).")
+        self.refresh_all()
+
+    def acted(self, ev: Event) -> None:
+        """The person's action applied: the board cleared of what it answered, then what it
+        did, and the bots' turn."""
         self.message = Text()
         self.warnings = []  # read before the person answered; the log keeps them
         self.selected.clear()
@@ -199,7 +255,6 @@ class Pacing(Board):
         if self.session.over and not self.paused:
             self.notice_closed(False)
         self.after_change()
-        return True
 
     def show_hint(self) -> None:
         if self.hint_at is not None:
@@ -219,7 +274,7 @@ class Pacing(Board):
         if at != len(self.session.game.actions):
             return  # the position changed meanwhile; the hint was for a move already made
         a, why = h
-        self.say(f"Hint: {why}", "bold green")
+        self.say(f"Hint: {faces(why)}", "bold green")
         if a.card is not None:
             cards = self.shown_hand()
             if a.card in cards:

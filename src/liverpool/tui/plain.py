@@ -18,7 +18,8 @@ from ..actions import Action, ActionFormatError
 from ..cards import CardError, card_str, parse_card, parse_cards
 from ..engine import HandStarted, IllegalActionError, SeatView
 from ..rulestext import PRESET_LINES, rules_sheet
-from .session import Event, HandResult, Session
+from .guide import STEPS, Guide
+from .session import Event, HandResult, Line, Received, Session, received_words
 from .text import (
     YOU,
     action_label,
@@ -31,12 +32,13 @@ from .text import (
     subject,
 )
 
-HELP = """Commands (a card is written like 7H, 10S, QD, JK; table melds by their number):
+HELP = """Commands (a card is written like 7H, 10S, QD, JK, or 7♥; table melds by their number):
   take                      take the top discard
   draw                      draw from the stock
   nodraw                    lay off instead of drawing (where the rules allow it)
   buy [DEPTH]               buy the discard when asked (DEPTH: deeper pickup where allowed)
   pass                      pass on a buy or a call
+  pass hand                 pass, and be asked no more buys this hand (or: nobuy)
   down                      go down with the suggested melds
   down 7H 7S 7D / 4C 5C JK 7C   go down with your own melds, separated by /
   lay CARD MELD [low|high]  lay a card off on table meld MELD (the end where both fit)
@@ -55,11 +57,13 @@ A whole action in the record's JSON form is accepted too."""
 
 
 class PlainUI:
-    def __init__(self, session: Session, inp: TextIO, out: TextIO) -> None:
+    def __init__(self, session: Session, inp: TextIO, out: TextIO,
+                 guide: Guide | None = None) -> None:
         self.s = session
         self.inp = inp
         self.out = out
         self.order = "suit"
+        self.guide = guide  # the walk-through's notes, said before the questions (--guide)
 
     def say(self, text: str = "") -> None:
         self.out.write(text + "\n")
@@ -76,8 +80,18 @@ class PlainUI:
                  f"{', '.join(others)}.")
         self.say(f"The game is saved as it goes in {s.save_path}. Type help for the commands, "
                  f"rules for the table's rules.")
-        if s.dealt is not None and not s.over:
+        so_far = s.past_lines(this_hand=True) if not s.over else []
+        if so_far:  # a resumed game: this hand so far, from its record
+            for item in so_far:
+                if isinstance(item, HandStarted):
+                    self.say(self.hand_header(item))
+                    self.say("This hand so far:")
+                elif isinstance(item, Line):
+                    self.say(item.text)
+        elif s.dealt is not None and not s.over:
             self.say(self.hand_header(s.dealt))
+            if s.dealt_hand is not None:
+                self.say(received_words([Received(s.dealt_hand, "dealt")], g_players))
         if s.over:  # a finished game resumed: its end, counted once
             self.say(self.score_sheet())
             for line in s.finish():
@@ -91,7 +105,14 @@ class PlainUI:
                     if key != asked_key:
                         asked_key = key
                         self.say(self.status(view))
-                        self.say("? " + question(view, s.legal()))
+                        if self.guide is not None:
+                            for note in self.guide.notes(view.phase, view.ruleset.buying):
+                                self.say(f"Guide, {STEPS.index(note) + 1} of {len(STEPS)}: "
+                                         f"{note.plain}")
+                        ask = question(view, s.legal())
+                        if view.phase == "buy":
+                            ask += " (pass hand: no more buys asked this hand)"
+                        self.say("? " + ask)
                     self.out.write("> ")
                     self.out.flush()
                     line = self.inp.readline()
@@ -112,14 +133,22 @@ class PlainUI:
             s.close()
 
     def report(self, ev: Event) -> None:
+        players = self.s.game.players
         for line in ev.lines:
             self.say(line.text)
+        # every card that came into the person's hand, named, in one form to listen for
+        got = [r for r in ev.received if r.how != "dealt"]
+        if got:
+            self.say(received_words(got, players))
         for w in ev.warnings:
             self.say(f"Warning: {w}.")
         if ev.hand is not None:
             self.say(self.hand_result(ev.hand))
         if ev.dealt is not None:
             self.say(self.hand_header(ev.dealt))
+            dealt = [r for r in ev.received if r.how == "dealt"]
+            if dealt:
+                self.say(received_words(dealt, players))
         if ev.game_over:
             self.say(self.score_sheet())
             g = self.s.game
@@ -241,6 +270,12 @@ class PlainUI:
             self.order = "rank" if self.order == "suit" else "suit"
             self.say(f"Sorted by {self.order}. " + self.hand_text(view))
             return None
+        if word == "nobuy" or (word in ("pass", "p") and rest.strip().lower() == "hand"):
+            ev = s.no_buys()
+            self.say("No buy will be asked of you again this hand.")
+            if ev is not None:
+                self.report(ev)
+            return None
         if word == "hint":
             h = s.hint()
             if h is None:
@@ -259,6 +294,9 @@ class PlainUI:
             self.say(f"Not allowed: {second_person(str(e), view.players[s.human])}.")
             return None
         self.report(ev)
+        if self.guide is not None and self.guide.acted(view.phase, action.type,
+                                                       view.ruleset.buying):
+            self.say("That was the whole walk-through (--guide gives it again).")
         return None
 
     def parse(self, word: str, rest: str, line: str) -> Action:
@@ -347,5 +385,5 @@ def _end(text: str) -> str:
     return t
 
 
-def run_plain(session: Session, inp: TextIO, out: TextIO) -> int:
-    return PlainUI(session, inp, out).run()
+def run_plain(session: Session, inp: TextIO, out: TextIO, guide: Guide | None = None) -> int:
+    return PlainUI(session, inp, out, guide).run()

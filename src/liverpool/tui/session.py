@@ -19,6 +19,9 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import shlex
+import shutil
+import sys
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -28,15 +31,15 @@ from typing import Any
 
 from ..actions import Action
 from ..bots import Bot, BotSpecError, hint, make_bot
-from ..cards import Card
+from ..cards import Card, cards_str
 from ..engine import Event as GameEvent
 from ..engine import Game, HandEnded, HandStarted, IllegalActionError, SeatView
-from ..engine.events import GameEnded
+from ..engine.events import Bought, Called, Drew, GameEnded, Gave, Swapped, Took
 from ..match import BotMove, Match
 from ..narrate import Narrator
 from ..paths import games_dir
 from ..paths import write_atomic as write_text_atomic
-from ..record import RecordError, game_record, replay
+from ..record import RecordError, ReplayError, game_record, new_game_from_record, steps
 from ..rules import RuleSet
 from ..solver import PERSON_SEARCH_BUDGET
 from .text import action_label, possessive, subject
@@ -86,6 +89,63 @@ class Event:
     game_over: bool = False
     end_lines: list[str] = field(default_factory=list)  # the end listener's, at the game's end
     warnings: list[str] = field(default_factory=list)  # "Bob has one card left"
+    # the cards that came into the person's hand, each way they came (a new deal's too)
+    received: list[Received] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Received:
+    """Cards that came into the person's hand, and how (``how``: dealt, drawn, taken,
+    bought, penalty, swapped, called, back, given; ``giver``: who gave them)."""
+
+    cards: tuple[Card, ...]
+    how: str
+    giver: int | None = None
+
+
+RECEIVED_WORDS = {"drawn": "drawn from the stock", "taken": "taken from the discard pile",
+                  "bought": "bought from the discard pile", "penalty": "penalty card",
+                  "swapped": "the wild you swapped out of a meld", "called": "called",
+                  "back": "your discard, given back"}
+
+
+def received(e: GameEvent, seat: int) -> list[Received]:
+    """The cards the engine's event ``e`` (as ``seat`` sees it: ``e.for_seat(seat)``) put
+    into ``seat``'s hand: read from the event, never from comparing hands."""
+    if isinstance(e, Drew):
+        return [Received((e.card,), "drawn")] if e.seat == seat and e.card is not None else []
+    if isinstance(e, Took):
+        return [Received((e.card,), "taken")] if e.seat == seat else []
+    if isinstance(e, Bought):
+        if e.seat != seat:
+            return []
+        return [Received(e.cards, "bought")] + (
+            [Received(e.penalty_cards, "penalty")] if e.penalty_cards else [])
+    if isinstance(e, Swapped):
+        return [Received((e.wild,), "swapped")] if e.seat == seat else []
+    if isinstance(e, Called):
+        if e.mode == "bonus" and e.seat == seat:
+            return [Received((e.card,), "called")]
+        if e.mode == "take_back" and e.to == seat:
+            return [Received((e.card,), "back")] + (
+                [Received((e.penalty_card,), "penalty")] if e.penalty_card is not None else [])
+        return []
+    if isinstance(e, Gave):
+        return [Received((e.card,), "given", e.seat)] if e.to == seat else []
+    return []
+
+
+def received_words(got: Sequence[Received], players: Sequence[str]) -> str:
+    """``Into your hand: 7D (bought from the discard pile); 10C (penalty card).``, cards in the
+    record's notation; a dealt hand: ``Dealt to you (11 cards): ...``."""
+    if got and got[0].how == "dealt":
+        return f"Dealt to you ({len(got[0].cards)} cards): {cards_str(got[0].cards)}."
+    parts = []
+    for r in got:
+        how = f"given by {players[r.giver]}" if r.giver is not None else \
+            RECEIVED_WORDS.get(r.how, r.how)
+        parts.append(f"{cards_str(r.cards)} ({how})")
+    return "Into your hand: " + "; ".join(parts) + "."
 
 
 def hand_result(e: HandEnded) -> HandResult:
@@ -123,6 +183,23 @@ def record_id(rec: Any) -> str:
 
 
 EndListener = Callable[["Session"], list[str]]
+
+COMMAND = "liverpool"
+
+
+def command_words(argv0: str | None = None, executable: str | None = None) -> str:
+    """How to start this program again, as typed from where the person is: ``liverpool`` when
+    that name on the PATH is this very program; else the script's path as it was typed (the
+    README's set-up leaves ``.venv/bin/liverpool`` off the PATH); else, when it was run as a
+    module, the interpreter's path with ``-m liverpool.cli``."""
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    script = Path(argv0)
+    if script.name in (COMMAND, f"{COMMAND}.exe", f"{COMMAND}-script.py"):
+        found = shutil.which(COMMAND)
+        if found is not None and Path(found).resolve() == script.resolve():
+            return COMMAND
+        return shlex.quote(argv0)
+    return f"{shlex.quote(executable or sys.executable)} -m liverpool.cli"
 
 
 def bot_levels(spec: str, bot_seats: int) -> list[str]:
@@ -171,8 +248,16 @@ class Session:
         # named
         self.narrator = Narrator(game.players, reader=human)
         self._news: list[GameEvent] = []  # the match's events since the last Event
-        # the hand in progress, as it was dealt (set by ``_heard``; None: the game was over)
+        # the hand in progress, as it was dealt (set by ``_heard``; None: the game was over),
+        # and the person's cards as dealt (None: a game resumed after its deal)
         self.dealt: HandStarted | None = None
+        self.dealt_hand: tuple[Card, ...] | None = None
+        # a resumed game's actions before this session, as the engine told them when its
+        # record was replayed (for the log: it goes on from there, not from nothing)
+        self.past: list[GameEvent] = []
+        # "never ask me this hand": the hand (its number) in which the person's buy questions
+        # are answered with a pass for them, so the engine still gets the seat's pass
+        self.no_buys_hand: int | None = None
         # the same events every host sends (rules with overrides, the bot's seed)
         self.match.start()
         self.match.decision()  # nothing waits on nobody: the game is at a seat's decision
@@ -218,14 +303,15 @@ class Session:
             raise SessionError(f"cannot read {file}: {e.strerror}") from None
         except json.JSONDecodeError as e:
             raise SessionError(f"{file} is not a game record (not JSON: {e})") from None
+        past: list[GameEvent] = []  # the game so far, as the engine told it
         try:
-            result = replay(rec, search_budget=PERSON_SEARCH_BUDGET)
+            game = new_game_from_record(rec, search_budget=PERSON_SEARCH_BUDGET)
+            for step in steps(rec, game):
+                past.extend(step.events)
         except RecordError as e:
             raise SessionError(f"{file} is not a game record: {e}") from None
-        if result.error is not None:
-            raise SessionError(f"{file}: action {result.error['index']} is illegal: "
-                               f"{result.error['reason']}")
-        game = result.game
+        except ReplayError as e:
+            raise SessionError(f"{file}: action {e.number} is illegal: {e.reason}") from None
         human, levels, game_id = 0, None, None
         seats_path = seat_file_for(path)
         if seats_path.exists():
@@ -248,6 +334,8 @@ class Session:
             game_id = record_id(rec)  # the same id however often this record is resumed
         target = Path(save) if save else path
         session = cls(game, human, levels, target, game.seed, game_id=game_id)
+        session.dealt_hand = None  # the hand was dealt before the game was saved
+        session.past = past
         if target != path or not seats_path.exists() or game_id != session.game_id:
             session.save_seats()
         session.save()
@@ -351,11 +439,33 @@ class Session:
         turn = self.bot_turn()
         return None if turn is None else self.play_bot(turn, turn.decide())
 
+    def no_buys(self) -> Event | None:
+        """The person asks not to be asked to buy again this hand (it resets with the next
+        deal): a buy question waiting now is passed (its event), and so is every one after it
+        in this hand, as soon as it is asked."""
+        self.no_buys_hand = self.game.hand_number()
+        if not self._pass_for_person():
+            return None
+        return self._play(Action("pass", self.human))
+
+    @property
+    def buys_off(self) -> bool:
+        """No buy is asked of the person this hand."""
+        return self.no_buys_hand is not None and self.no_buys_hand == self.game.hand_number() \
+            and not self.game.over
+
+    def _pass_for_person(self) -> bool:
+        d = self.match.decision()
+        return d is not None and d.seat == self.human and d.kind == "buy" and self.buys_off
+
     def _play(self, a: Action) -> Event:
         self._news.clear()
         self.match.play(a)  # raises IllegalActionError, the state unchanged
         # an answer is settled at once: the yes that wins, or the pass said, is applied now
         self.match.decision()
+        while self._pass_for_person():  # "never ask me this hand": the seat's pass, said now
+            self.match.play(Action("pass", self.human))
+            self.match.decision()
         self.save()
         return self._event(a)
 
@@ -365,6 +475,8 @@ class Session:
         self._news.append(event)
         if isinstance(event, HandStarted):
             self.dealt = event
+            # the deal is the last thing an action does: the person's hand is as dealt now
+            self.dealt_hand = tuple(self.game.view_for(self.human).hand)
             self.warned = set()  # a new hand: nobody has been announced on one card
 
     def _event(self, a: Action) -> Event:
@@ -375,12 +487,16 @@ class Session:
                 ev.hand = hand_result(e)
             elif isinstance(e, HandStarted):
                 ev.dealt = e
+                if self.dealt_hand is not None:
+                    ev.received.append(Received(self.dealt_hand, "dealt"))
             elif isinstance(e, GameEnded):
                 ev.game_over = True
             else:
-                text = self.narrator.line(e.for_seat(self.human))
+                seen = e.for_seat(self.human)
+                text = self.narrator.line(seen)
                 if text is not None:
                     ev.lines.append(Line(e.actor, text))
+                ev.received += received(seen, self.human)
         self._news.clear()
         if ev.game_over:
             ev.end_lines = self.finish()  # the record of the last action is saved already
@@ -399,6 +515,24 @@ class Session:
                     ev.warnings.append(f"{subject(g.players[s], 'has')} one card left")
         return ev
 
+    def past_lines(self, this_hand: bool = False) -> list[Line | HandStarted | HandResult]:
+        """A resumed game so far, for the person (their own cards named, nobody else's): a
+        line per move, each hand's start and each hand's result, in order; ``this_hand``: only
+        since the last deal."""
+        out: list[Line | HandStarted | HandResult] = []
+        for e in self.past:
+            if isinstance(e, HandStarted):
+                if this_hand:
+                    out.clear()
+                out.append(e)
+            elif isinstance(e, HandEnded):
+                out.append(hand_result(e))
+            elif not isinstance(e, GameEnded):
+                text = self.narrator.line(e.for_seat(self.human))
+                if text is not None:
+                    out.append(Line(e.actor, text))
+        return out
+
     # ---- finishing -----------------------------------------------------------------------
     def finish(self) -> list[str]:
         """Tell the end listener that the game is over, once (a resumed finished game too);
@@ -416,8 +550,12 @@ class Session:
         return list(self.end_lines)
 
     def saved_message(self) -> str:
+        """Where the game is, and the command that goes on with it (or watches it), as it
+        can be typed from here."""
+        command = command_words()
+        path = shlex.quote(str(self.save_path))
         if self.game.over:
-            return f"The game record is in {self.save_path} (liverpool replay " \
-                   f"{self.save_path} --watch steps through it)."
+            return f"The game record is in {self.save_path} ({command} replay {path} --watch " \
+                   f"steps through it)."
         return f"The game is saved in {self.save_path}; go on with: " \
-               f"liverpool play --resume {self.save_path}"
+               f"{command} play --resume {path}"

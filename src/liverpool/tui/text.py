@@ -17,7 +17,16 @@ from collections.abc import Iterable, Sequence
 from rich.text import Text
 
 from ..actions import Action
-from ..cards import JOKER, RANK_NAMES, Card, card_str, is_wild, rank_of, suit_of
+from ..cards import (
+    JOKER,
+    RANK_NAMES,
+    Card,
+    card_str,
+    is_wild,
+    parse_card,
+    rank_of,
+    suit_of,
+)
 from ..engine import HandStarted, SeatView
 from ..melds import RUN, Meld
 from ..rules import RuleSet
@@ -33,6 +42,18 @@ def face(card: Card) -> str:
     if card == JOKER:
         return "JK"
     return RANK_NAMES[rank_of(card)] + SUIT_SYMBOLS[suit_of(card)]
+
+
+# a card in the record's notation (7H, 10S, QD) standing as a word of a line
+_CARD_WORD = re.compile(r"(?<!\w)(?:10|[2-9AJQK])[SHDC](?!\w)")
+
+
+def faces(line: str) -> str:
+    """A line written in the record's notation (a narrated move, an engine's reason, a hint's
+    reason: ``You draw 7H``) with its cards as the app shows them (``You draw 7♥``), so that
+    one screen uses one notation. The plain mode keeps the notation (``7H``), which a screen
+    reader says as it is written."""
+    return _CARD_WORD.sub(lambda m: face(parse_card(m.group(0))), line)
 
 
 def card_style(card: Card, deuces_wild: bool = False) -> str:

@@ -26,13 +26,12 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from ..actions import Action
-from ..cards import card_str
 from ..engine import Game, HandEnded, HandStarted
 from ..engine.events import GameEnded
 from ..narrate import Narrator
 from ..record import RecordError, ReplayError, new_game_from_record, steps
 from .session import HandResult, Line, hand_result
-from .text import YOU, card_text, deal_words, fit_parts, rules_label, subject
+from .text import YOU, card_text, deal_words, face, faces, fit_parts, rules_label, subject
 from .widgets import (
     Notice,
     TailLog,
@@ -100,7 +99,7 @@ class Replayer:
                 if done and done % CHECKPOINT_EVERY == 0:
                     self.checkpoints[done] = game.clone()
         except ReplayError as e:
-            self.error = f"action {e.index} is illegal: {e.reason}"
+            self.error = f"action {e.number} is illegal: {e.reason}"
         self.final = game
         self.frames = [Frame(0)]
         for step_no in range(1, len(self.actions) + 1):
@@ -121,9 +120,11 @@ class Replayer:
             pass
         return game
 
-    def log_entries(self) -> list[tuple[int, Text]]:
+    def log_entries(self, symbols: bool = False) -> list[tuple[int, Text]]:
         """Every line of the moves log with the frame from which it shows: each action, each
-        hand's start and each hand's result."""
+        hand's start and each hand's result; cards in the record's notation (``7H``), or
+        with suit symbols (``symbols``: the app's, as its table shows them)."""
+        words = faces if symbols else str
         players = self.start.players
         out: list[tuple[int, Text]] = [(0, Text(self.deal_line(1), style="bold cyan"))]
         hands = 0
@@ -134,7 +135,7 @@ class Replayer:
             said = self.lines[frame.step - 1]
             for j, line in enumerate(said or [Line(None, "")]):
                 number = f"{frame.step:>4}" if j == 0 else "    "
-                out.append((k, Text(f"{number} {line.text}")))
+                out.append((k, Text(f"{number} {words(line.text)}")))
             if frame.result is not None:
                 hands += 1
                 r = frame.result
@@ -174,7 +175,7 @@ class WatchApp(App[None]):
         self.pos = 0  # the frame shown
         self.auto = False
         self.file_title = title
-        self.entries = replayer.log_entries()
+        self.entries = replayer.log_entries(symbols=True)
         self.mounted = False
 
     @property
@@ -262,7 +263,7 @@ class WatchApp(App[None]):
             result = hand_result_view(g.players, frame.result, g.rules.deuces_wild)
             table = melds_of(g.players, end.melds, g.rules.deuces_wild)
             hands.display = False
-            top = card_str(end.discard[-1]) if end.discard else "empty"
+            top = face(end.discard[-1]) if end.discard else "empty"
             pile.update(Text(f"Discard: {top}    Stock: {end.stock_size}"))
             melds.border_title = f"table at the end of hand {frame.result.number}"
             if g.over:
@@ -303,7 +304,7 @@ class WatchApp(App[None]):
         keys = "→/space next · ← back · PgDn/PgUp next/previous hand's end · Home/End · " \
                "a autoplay · r rules · q quit"
         if self.r.error and last:
-            keys = f"[stopped: {self.r.error}]  " + keys
+            keys = f"[stopped: {faces(self.r.error)}]  " + keys
         self.query_one("#keys", Static).update(keys)
 
     def action_step(self, delta: int) -> None:

@@ -10,7 +10,7 @@ core's words: ``rulestext``), *tail log* (a log that always shows its newest lin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
@@ -22,10 +22,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
-from ..cards import Card, card_str
+from ..cards import Card
 from ..engine import SeatView
 from ..melds import Meld
 from ..rules import RuleSet
@@ -71,17 +72,24 @@ def melds_of(players: Sequence[str], melds: Sequence[Meld], deuces: bool) -> Ren
     was at a hand's end)."""
     if not melds:
         return Text("No melds on the table yet.", style="dim")
-    lines: list[Text] = []
+    return Group(*(line for _, line in meld_lines(players, melds, deuces)))
+
+
+def meld_lines(players: Sequence[str], melds: Sequence[Meld],
+               deuces: bool) -> list[tuple[int | None, Text]]:
+    """The lines of ``melds_of``, each with the number of the meld it shows (None: an owner's
+    name), so that a panel can tell which melds are out of its sight."""
+    lines: list[tuple[int | None, Text]] = []
     for owner, name in enumerate(players):
         mine = [(i, m) for i, m in enumerate(melds) if m.owner == owner]
         if not mine:
             continue
-        lines.append(Text(f"{name}:", style="bold"))
+        lines.append((None, Text(f"{name}:", style="bold")))
         for i, m in mine:
             line = Text(f"  [{i}] {m.kind:<3} ")
             line.append_text(meld_text(m, deuces))
-            lines.append(line)
-    return Group(*lines)
+            lines.append((i, line))
+    return lines
 
 
 def pile_text(view: SeatView) -> Text:
@@ -98,22 +106,27 @@ def pile_text(view: SeatView) -> Text:
 
 
 def hand_text(cards: Sequence[Card], cursor: int | None, selected: set[int],
-              deuces_wild: bool, taken: Card | None = None) -> Text:
+              deuces_wild: bool, taken: Card | None = None, drawn: Card | None = None) -> Text:
     """The hand as a row of cards; the cursor's card reversed, selected cards underlined on
-    blue, and the card taken from the pile this turn starred."""
+    blue, the card taken from the pile this turn named, and the card last drawn from the stock
+    marked ``▸`` and named (one copy of it, where the decks give two)."""
     out = Text()
     if not cards:
         out.append("(no cards)", style="dim")
+    marked = cards.index(drawn) if drawn is not None and drawn in cards else None
     for i, c in enumerate(cards):
         style = card_style(c, deuces_wild)
         if i in selected:
             style += " underline on blue"
         if i == cursor:
             style += " reverse"
-        out.append(f" {face(c)} ", style=style)
+        out.append("▸" if i == marked else " ", style="bold yellow")
+        out.append(f"{face(c)} ", style=style)
         out.append(" ")
     if taken is not None and taken in cards:
-        out.append(f"  (took {card_str(taken)})", style="dim")
+        out.append(f"  (took {face(taken)})", style="dim")
+    if marked is not None:
+        out.append(f"  (▸ drew {face(cards[marked])})", style="dim")
     return out
 
 
@@ -243,6 +256,46 @@ class Menu(ModalScreen[int | None]):
         self.dismiss(None)
 
 
+SCROLL_KEYS = "↑/↓ PgUp/PgDn scroll"
+
+
+class ScrollPanel(VerticalScroll):
+    """A panel whose text may be longer than its box: a scrollbar, and a line on its bottom
+    border that says what is out of sight and which keys bring it in (``describe``, given the
+    panel, says it in its own words; by default "more below"). Nothing is cut silently."""
+
+    DEFAULT_CSS = """
+    ScrollPanel { scrollbar-size-vertical: 1; }
+    """
+
+    def __init__(self, *children: Widget, id: str | None = None,
+                 describe: Callable[[ScrollPanel], str] | None = None,
+                 close: str = "") -> None:
+        super().__init__(*children, id=id)
+        self.describe = describe
+        self.close = close  # how to close it, always said (a notice's)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self.update_hint()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self.update_hint)
+
+    def out_of_sight(self) -> tuple[bool, bool]:
+        """Whether some of the text is above, and below, what the panel shows."""
+        return self.scroll_y > 0, self.scroll_y < self.max_scroll_y
+
+    def update_hint(self) -> None:
+        above, below = self.out_of_sight()
+        if self.describe is not None:
+            said = self.describe(self)
+        else:
+            where = [w for w, yes in (("↑ more above", above), ("↓ more below", below)) if yes]
+            said = " · ".join([*where, SCROLL_KEYS]) if where else ""
+        self.border_subtitle = " · ".join(x for x in (said, self.close) if x)
+
+
 class Notice(ModalScreen[bool]):
     """Something to read (a hand's result, the score sheet, the rules, help); the arrows and
     PgUp/PgDn scroll what does not fit, Enter or Escape closes it, ``q`` closes it asking to
@@ -250,7 +303,7 @@ class Notice(ModalScreen[bool]):
 
     DEFAULT_CSS = """
     Notice { align: center middle; }
-    Notice > VerticalScroll { width: 90%; max-width: 110; height: auto; max-height: 90%;
+    Notice > ScrollPanel { width: 90%; max-width: 110; height: auto; max-height: 90%;
                               border: round $accent; background: $surface; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -263,11 +316,13 @@ class Notice(ModalScreen[bool]):
         self.body = body
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll():
+        with ScrollPanel(close="Enter/Esc close"):
             yield Static(self.body)
 
     def on_mount(self) -> None:
-        self.query_one(VerticalScroll).focus()  # so that the arrows scroll a long text
+        panel = self.query_one(ScrollPanel)
+        panel.focus()  # so that the arrows scroll a long text
+        panel.call_after_refresh(panel.update_hint)
 
     def action_close(self) -> None:
         self.dismiss(False)
