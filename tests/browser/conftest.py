@@ -31,6 +31,9 @@ CHROMIUM = "/usr/bin/chromium"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run"]
 SHOTS = Path(os.environ.get("LIVERPOOL_SHOTS", "")) if os.environ.get("LIVERPOOL_SHOTS") else None
+# LIVERPOOL_SHOTS_SCHEME=dark (or light): every page as a system set so, each screenshot's name
+# then ending in "-dark" (the docs show both themes)
+SCHEME = os.environ.get("LIVERPOOL_SHOTS_SCHEME") or None
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
@@ -203,6 +206,8 @@ class Player:
                  **context: Any) -> None:
         self.name = name
         self.server = server
+        if SCHEME is not None:
+            context.setdefault("color_scheme", SCHEME)
         self.context = browser.new_context(viewport=viewport or {"width": 1100, "height": 900},
                                            **context)
         if not guide:
@@ -246,7 +251,8 @@ class Player:
         screen fills the window, so it is taken as the window shows it."""
         if SHOTS is not None:
             SHOTS.mkdir(parents=True, exist_ok=True)
-            self.page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full_page)
+            tail = "-dark" if SCHEME == "dark" else ""
+            self.page.screenshot(path=str(SHOTS / f"{name}{tail}.png"), full_page=full_page)
 
     def wait_version_after(self, before: int, timeout: float = 10.0) -> None:
         self.page.wait_for_function(

@@ -14,7 +14,7 @@ from liverpool.record import new_game_from_record
 from .conftest import Served, hand_end_of, human_seats, play_turns, serve, text_of
 
 MESSAGE_TYPES = {"welcome", "sync", "update", "lobby", "requests", "hint", "error", "pong",
-                 "notice"}
+                 "notice", "chat", "chat_settings", "watchers"}
 SECRET_KEYS = {"stock", "deck", "hands", "deals", "seed", "token_hash"}
 
 
