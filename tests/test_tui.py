@@ -1147,3 +1147,26 @@ def test_the_walk_through_is_offered_on_the_first_game_only(
     monkeypatch.setattr(tui.sys, "stdout", Terminal())
     assert cli.main(["play", "--seed", "3", "--save", str(tmp_path / "g.json")]) == 0
     assert (given[0] is not None) == offered
+
+
+async def test_watch_at_80x24_says_when_the_table_is_longer_than_its_box(
+        tmp_path: Path) -> None:
+    # the watch's table panel cut the melds of four players down with no sign of them
+    from liverpool.record import game_record
+    session = all_down(tmp_path)
+    replayer = Replayer(json.loads(json.dumps(game_record(session.game))))
+    app = WatchApp(replayer, "g.json")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("end")
+        await pilot.pause()
+        await pilot.pause()
+        box = app.query_one("#melds-box", ScrollPanel)
+        assert box.max_scroll_y > 0 and box.show_vertical_scrollbar
+        assert "↓ more below" in str(box.border_subtitle)
+        for _ in range(20):
+            await pilot.press("down")
+        await pilot.pause()
+        assert box.scroll_y == box.max_scroll_y
+        assert "↑ more above" in str(box.border_subtitle)
+        assert "↓ more below" not in str(box.border_subtitle)
+        assert app.step == len(replayer.actions)  # ↑/↓ scroll; they do not step

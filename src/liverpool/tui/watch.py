@@ -34,6 +34,7 @@ from .session import HandResult, Line, hand_result
 from .text import YOU, card_text, deal_words, face, faces, fit_parts, rules_label, subject
 from .widgets import (
     Notice,
+    ScrollPanel,
     TailLog,
     hand_result_view,
     melds_of,
@@ -153,10 +154,10 @@ class WatchApp(App[None]):
     #title { height: auto; max-height: 2; background: $primary-background; padding: 0 1; }
     #top { height: 1fr; }
     #left { width: 3fr; }
-    #players, #hands, #melds { border: round $secondary; padding: 0 1; }
+    #players, #hands, #melds-box { border: round $secondary; padding: 0 1; }
     #players { height: auto; }
     #hands { height: auto; }
-    #melds { height: 1fr; overflow-y: auto; }
+    #melds-box { height: 1fr; }
     #log { width: 2fr; border: round $secondary; }
     #keys { height: auto; padding: 0 1; background: $boost; }
     """
@@ -166,6 +167,8 @@ class WatchApp(App[None]):
         Binding("pageup,B", "hand(-1)", "previous hand's end"),
         Binding("home", "goto(0)", "start"), Binding("end", "goto(-1)", "end"),
         Binding("a", "auto", "autoplay"), Binding("r", "rules", "rules"),
+        Binding("up", "scroll_table(-1)", "table up", show=False),
+        Binding("down", "scroll_table(1)", "table down", show=False),
         Binding("q,escape", "quit", "quit"),
     ]
 
@@ -194,9 +197,23 @@ class WatchApp(App[None]):
                 yield Static(id="players")
                 yield Static(id="hands")
                 yield Static(id="pile")
-                yield Static(id="melds")
+                # (the table may be longer than its box: the box says so, ↑/↓ scroll it)
+                box = ScrollPanel(Static(id="melds"), id="melds-box", describe=self.table_hint)
+                box.can_focus = False  # the arrows and Home/End step through the record
+                yield box
             yield TailLog(id="log")
         yield Static(id="keys")
+
+    @staticmethod
+    def table_hint(box: ScrollPanel) -> str:
+        above, below = box.out_of_sight()
+        where = [w for w, yes in (("↑ more above", above), ("↓ more below", below)) if yes]
+        return " · ".join([*where, "↑/↓ scroll"]) if where else ""
+
+    def action_scroll_table(self, delta: int) -> None:
+        box = self.query_one("#melds-box", ScrollPanel)
+        box.scroll_relative(y=delta * max(1, box.scrollable_content_region.height - 1),
+                            animate=False)
 
     def on_mount(self) -> None:
         self.query_one("#hands", Static).border_title = "hands (face up)"
@@ -265,7 +282,8 @@ class WatchApp(App[None]):
             hands.display = False
             top = face(end.discard[-1]) if end.discard else "empty"
             pile.update(Text(f"Discard: {top}    Stock: {end.stock_size}"))
-            melds.border_title = f"table at the end of hand {frame.result.number}"
+            self.query_one("#melds-box", ScrollPanel).border_title = \
+                f"table at the end of hand {frame.result.number}"
             if g.over:
                 players.border_title = "final result"
                 players.update(Group(
@@ -291,7 +309,7 @@ class WatchApp(App[None]):
             hands.display = True
             hands.update(Group(*lines))
             pile.update(pile_text(v))
-            melds.border_title = "table"
+            self.query_one("#melds-box", ScrollPanel).border_title = "table"
             body = [melds_panel(v)]
             if last and g.scores:  # the record stops here: the score sheet so far
                 body.append(score_table(g.players, g.scores, g.totals))
