@@ -197,7 +197,7 @@ def draw_body(data: st.DataObject, valid: Any) -> bytes:
 
 
 # ---- the HTTP API ----------------------------------------------------------------------------
-ERROR_KEYS = {"error", "message", "field"}
+ERROR_KEYS = {"error", "message", "field", "knob"}  # (knob: a refused rule option's name)
 
 
 def check_answer(status: int, content: bytes, where: str) -> Any:
