@@ -226,6 +226,18 @@ def test_the_theme_follows_the_system_and_the_switch_on_every_page(
     for system, choice in MODES:
         _set_mode(bea, system, choice)
         _check_page(bea, system, choice, "the table on turn, with a toast")
+    # the chat: its tabs (the players' one on), a line said, the reactions, the host's switches
+    for p in (ann, bea):
+        p.page.click("#tab-chat")
+    ann.page.fill("#chat-input", "hello there")
+    ann.page.keyboard.press("Enter")
+    for p in (ann, bea):
+        p.page.wait_for_selector("#chat-lines li:has-text('hello there')")
+    for p in (ann, bea):
+        for system, choice in MODES:
+            _set_mode(p, system, choice)
+            _check_page(p, system, choice, "the chat")
+            assert _ratio(p, "#chat-tab-players") >= AA, (system, choice)
 
     # a finished table (its page for a passer-by, with a link; the standings), its replay, a
     # player's page

@@ -193,7 +193,8 @@ export class Chat {
       lines: h("ol#chat-lines.chat-lines", { "aria-label": "chat" }),
       reactions: h("div#chat-reactions.chat-reactions", {}, Object.entries(REACTIONS).map(([id, [emoji, words]]) =>
         h("button.small.secondary.chat-react", { type: "button", title: words, "aria-label": words, dataset: { reaction: id },
-          onclick: () => this.react(id) }, emoji))),
+          // the word too: an emoji may have no font to be drawn with
+          onclick: () => this.react(id) }, h("span.react-emoji", { "aria-hidden": "true", text: emoji }), " ", words))),
       error: h("p#chat-error.error", { role: "alert" }),
       mutedList: h("div#chat-muted.chat-muted"),
       options: h("label.chat-option", {}, spectatorsShown, " Show the spectators' chat"),
@@ -310,7 +311,7 @@ export class Chat {
     const wrap = h("div#watchers.watchers");
     const button = h("button#watchers-button.small.secondary", { type: "button", "aria-expanded": String(this.watchersOpen),
       title: "who is watching", "aria-label": `${n} watching`, onclick: () => { this.watchersOpen = !this.watchersOpen; this.drawWatchers(); } },
-    "👁 ", h("span#watchers-count", { text: String(n) }));
+    h("span#watchers-count", { text: String(n) }), " watching");
     wrap.append(button);
     this.watchersEl = wrap;
     this.fillWatchers();
