@@ -27,6 +27,10 @@ from typing import Any
 
 import pytest
 
+from liverpool.cards import card_str, parse_card
+from liverpool.engine import stacked_deck
+from liverpool.rules import RuleSet
+
 CHROMIUM = "/usr/bin/chromium"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -261,6 +265,18 @@ class Player:
 
     # ---- gestures ---------------------------------------------------------------------------
 
+    def drag(self, index: int, onto: int) -> None:
+        """Drag the hand's card at ``index`` past the card at ``onto``, with the mouse (pointer
+        events, as a finger would)."""
+        first = self.page.locator("#hand .card").nth(index).bounding_box()
+        target = self.page.locator("#hand .card").nth(onto).bounding_box()
+        assert first is not None and target is not None
+        self.page.mouse.move(first["x"] + 10, first["y"] + 30)
+        self.page.mouse.down()
+        self.page.mouse.move(first["x"] + 40, first["y"] + 30, steps=4)
+        self.page.mouse.move(target["x"] + target["width"] - 5, target["y"] + 30, steps=8)
+        self.page.mouse.up()
+
     def hint(self) -> dict[str, Any]:
         """Ask for the hint and read the suggested action off the page."""
         self.page.click("#hint")
@@ -301,6 +317,18 @@ class Player:
         else:  # buy, pass, call, no_draw and anything else: the action's own button
             p.click(f"#prompt button[data-act='{act_key(a)}']")
         self.wait_version_after(before)
+
+
+def stacked_pack(preset: str, overrides: dict[str, Any], hands: list[str], upcard: str,
+                 stock_top: str = "") -> list[str]:
+    """A table's ``deals`` entry: the pack dealing ``hands`` (seat 0 first, dealer seat 0),
+    the ``upcard`` turned, ``stock_top`` on top of the stock, the rest in order."""
+    rules = RuleSet.preset(preset, overrides)
+    cards = [[parse_card(c) for c in h.split()] for h in hands]
+    deck = stacked_deck(rules, len(hands), 0, cards, upcard=parse_card(upcard),
+                        stock_top=[parse_card(c) for c in stock_top.split()],
+                        contract_no=(rules.hands or (1,))[0])
+    return [card_str(c) for c in deck]
 
 
 def open_table_as_host(server: Server, host: Player, body: dict[str, Any]) -> str:

@@ -174,14 +174,7 @@ def test_sort_and_drag_to_reorder_survive_a_reload(server: Server, make_player: 
     assert ann.hand()[:3] == ["7S", "5H", "6H"]  # spades, then hearts ... wilds last
 
     # drag the first card past the fourth with the mouse (pointer events, as a finger would)
-    first = ann.page.locator("#hand .card").nth(0).bounding_box()
-    fourth = ann.page.locator("#hand .card").nth(3).bounding_box()
-    assert first is not None and fourth is not None
-    ann.page.mouse.move(first["x"] + 10, first["y"] + 30)
-    ann.page.mouse.down()
-    ann.page.mouse.move(first["x"] + 40, first["y"] + 30, steps=4)
-    ann.page.mouse.move(fourth["x"] + fourth["width"] - 5, fourth["y"] + 30, steps=8)
-    ann.page.mouse.up()
+    ann.drag(0, 3)
     order = ann.hand()
     assert order[:4] == ["5H", "6H", "7H", "7S"], order
     assert ann.page.locator("#hand .card.selected").count() == 0  # a drag is not a click

@@ -109,14 +109,7 @@ def test_the_next_hand_is_dealt_sorted_and_its_first_may_i_counts_down(
     ann.page.click("#start")
     ann.page.wait_for_selector("#hand .card")
     # Ann drags a card into her own order
-    first = ann.page.locator("#hand .card").nth(0).bounding_box()
-    fourth = ann.page.locator("#hand .card").nth(3).bounding_box()
-    assert first is not None and fourth is not None
-    ann.page.mouse.move(first["x"] + 10, first["y"] + 30)
-    ann.page.mouse.down()
-    ann.page.mouse.move(first["x"] + 40, first["y"] + 30, steps=4)
-    ann.page.mouse.move(fourth["x"] + fourth["width"] - 5, fourth["y"] + 30, steps=8)
-    ann.page.mouse.up()
+    ann.drag(0, 3)
     ann.page.wait_for_selector(".hand-tools:has-text('your order')")
     for _ in range(200):  # hand 1: Ann plays the hints and says no thanks to every discard
         if ann.page.locator("#hand-end").count():

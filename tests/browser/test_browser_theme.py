@@ -16,11 +16,7 @@ from typing import Any
 
 import pytest
 
-from liverpool.cards import card_str, parse_card
-from liverpool.engine import stacked_deck
-from liverpool.rules import RuleSet
-
-from .conftest import Player, Server, finished_game, join_by_link, open_table_as_host
+from .conftest import Player, Server, finished_game, join_by_link, open_table_as_host, stacked_pack
 from .test_browser_players import new_player
 
 AA = 4.5  # WCAG AA for text; 3:1 for large text (24 px, or 18.7 px bold)
@@ -148,23 +144,13 @@ def _ratio(pl: Player, selector: str) -> float:
     return float(got["ratio"])
 
 
-def _deck(preset: str, overrides: dict[str, Any], hands: list[str], upcard: str,
-          stock_top: str = "") -> list[str]:
-    rules = RuleSet.preset(preset, overrides)
-    cards = [[parse_card(c) for c in h.split()] for h in hands]
-    deck = stacked_deck(rules, len(hands), 0, cards, upcard=parse_card(upcard),
-                        stock_top=[parse_card(c) for c in stock_top.split()],
-                        contract_no=(rules.hands or (1,))[0])
-    return [card_str(c) for c in deck]
-
-
 def two_at_a_table(server: Server, ann: Player, bea: Player, buy_timer: float | None = None,
                    stock_top: str = "QH 4S JC 3H 5C 6C") -> str:
     """Ann (host, seat 0: every suit in her hand) and Bea (seat 1: two sets, she goes down on her
     first turn, and plays first) at a started hoyle table of one hand; no turn clock; the stock
     starts with ``stock_top``."""
     overrides = {"hands": [1]}  # hoyle hand 1: two sets, 7 cards
-    deals = _deck("hoyle", overrides, ["KH QS 4D 3C 5S 6D AH", "7S 7D 7C 8S 8D 8C 9H"], "KD",
+    deals = stacked_pack("hoyle", overrides, ["KH QS 4D 3C 5S 6D AH", "7S 7D 7C 8S 8D 8C 9H"], "KD",
                   stock_top)
     table = open_table_as_host(server, ann, {
         "nickname": ann.name, "rules": "hoyle", "overrides": overrides, "seed": 3,

@@ -11,21 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from liverpool.cards import card_str, parse_card
-from liverpool.engine import stacked_deck
-from liverpool.rules import RuleSet
-
-from .conftest import Player, Server, join_by_link, open_table_as_host
-
-
-def _deck(preset: str, overrides: dict[str, Any], hands: list[str], upcard: str,
-          stock_top: str = "") -> list[str]:
-    rules = RuleSet.preset(preset, overrides)
-    cards = [[parse_card(c) for c in h.split()] for h in hands]
-    deck = stacked_deck(rules, len(hands), 0, cards, upcard=parse_card(upcard),
-                        stock_top=[parse_card(c) for c in stock_top.split()],
-                        contract_no=(rules.hands or (1,))[0])
-    return [card_str(c) for c in deck]
+from .conftest import Player, Server, join_by_link, open_table_as_host, stacked_pack
 
 
 def _status(p: Player) -> str:
@@ -35,7 +21,7 @@ def _status(p: Player) -> str:
 def test_a_call_by_intent_then_a_give_round(server: Server, make_player: Any) -> None:
     ann, bea, cy = make_player("Ann"), make_player("Bea"), make_player("Cy")
     overrides = {"hands": [1]}  # hoyle hand 1: two sets, 7 cards
-    deals = _deck("hoyle", overrides, ["KH QS 4D 3C 5S 6D AH", "7S 7D 7C 8S 8D 8C 9H",
+    deals = stacked_pack("hoyle", overrides, ["KH QS 4D 3C 5S 6D AH", "7S 7D 7C 8S 8D 8C 9H",
                                        "9S 9D 9C TS TD TC 2H"], "KD", "QH 4S JC 3H")
     open_table_as_host(server, ann, {
         "nickname": "Ann", "rules": "hoyle", "overrides": overrides, "seed": 3,
