@@ -86,6 +86,15 @@ def test_a_selected_card_that_fits_a_meld_out_of_view_is_pointed_to(
         " const m = document.querySelector(\".meld-owner[data-owner='0'] .meld[data-kind='run']\")"
         ".getBoundingClientRect(); return m.top >= b.top && m.bottom <= b.bottom + 1; }")
     assert inside
+    # where there is room, the players' strip stays in sight at the top of the board as it
+    # scrolls
+    ann.page.set_viewport_size({"width": 1280, "height": 660})
+    board.evaluate("b => { b.scrollTop = b.scrollHeight; }")
+    strip = ann.page.evaluate(
+        "() => { const b = document.querySelector('#board');"
+        " const p = document.querySelector('#players');"
+        " return [b.scrollTop, p.getBoundingClientRect().top - b.getBoundingClientRect().top]; }")
+    assert strip[0] > 0 and abs(strip[1]) <= 1, strip
     # fold Ann's melds: the card still fits there, and the page says so
     ann.page.click(".meld-owner[data-owner='0'] .owner-name.fold")
     assert ann.page.locator(".meld-owner[data-owner='0'] .meld").count() == 0
