@@ -285,7 +285,8 @@ def test_the_rules_command_prints_the_tables_rules_sheet(tmp_path: Path) -> None
     lines = text.split("\n")
     head = f"Rules: classic rules (changed: 1). {PRESET_LINES['classic']}"
     start = next(i for i, line in enumerate(lines) if line.endswith(head))  # after the "> "
-    for heading, items in rules_sheet(session.game.rules, contract_no=2, buys_used=0):
+    for heading, items in rules_sheet(session.game.rules, contract_no=2, buys_used=0,
+                                      players=session.game.n):
         at = lines.index(f"{heading}:", start)
         for k, item in enumerate(items, 1):
             mark = item.startswith("▶ ")
@@ -294,6 +295,8 @@ def test_the_rules_command_prints_the_tables_rules_sheet(tmp_path: Path) -> None
     assert "  1. 1 set + 1 run (11 cards) (this hand)" in lines
     assert "  Which contracts are played: [2]" in lines
     assert "▶" not in text  # plain words only
+    # the cards this table uses, for its own number of players
+    assert f"  This table of {session.game.n} players uses " in "\n".join(lines)
 
 
 def test_a_terminal_game_searches_go_downs_within_the_persons_budget(tmp_path: Path) -> None:

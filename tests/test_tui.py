@@ -732,8 +732,10 @@ async def test_the_rules_key_shows_the_tables_rules_in_the_cores_words(tmp_path:
         assert isinstance(app.screen, Notice)
         shown = squeeze(text_of(app.screen.query_one(Static)))
         rules = session.game.rules
-        sheet = rules_sheet(rules, contract_no=2, buys_used=1)
+        sheet = rules_sheet(rules, contract_no=2, buys_used=1, players=session.game.n)
         assert PRESET_LINES["classic"] in shown
+        # the cards this table uses, for its own number of players
+        assert f"This table of {session.game.n} players uses" in shown
         for heading, lines in sheet:
             assert heading in shown
             for line in lines:
@@ -741,7 +743,8 @@ async def test_the_rules_key_shows_the_tables_rules_in_the_cores_words(tmp_path:
         contracts = dict(sheet)["Contracts"]
         assert contracts == ["▶ 1. 1 set + 1 run (11 cards)"]  # the hand played, marked
         # the person's buys used are counted: the sheet for no buys differs and is not shown
-        unbought = dict(rules_sheet(rules, contract_no=2, buys_used=0))['Buying ("May I?")']
+        unbought = dict(rules_sheet(rules, contract_no=2, buys_used=0,
+                                    players=session.game.n))['Buying ("May I?")']
         assert any(squeeze(x) not in shown for x in unbought)
         assert "Which contracts are played: [2]" in shown  # the table's change to its preset
         await pilot.press("escape")

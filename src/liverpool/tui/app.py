@@ -217,7 +217,7 @@ class PlayApp(Menus, GoDownEditor):
         s = self.session
         v = self.view()
         contract = None if s.over else s.game.contract_no(s.human)
-        self.push_screen(Notice(rules_panel(v.ruleset, contract, v.buys[v.me])))
+        self.push_screen(Notice(rules_panel(v.ruleset, contract, v.buys[v.me], len(v.players))))
 
     def show_help(self) -> None:
         self.push_screen(Notice(Text.from_markup(HELP)))

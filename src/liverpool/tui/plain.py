@@ -222,7 +222,8 @@ class PlainUI:
         rules = view.ruleset
         contract = None if s.over else s.game.contract_no(s.human)
         lines = [f"Rules: {rules_label(rules)}. {PRESET_LINES.get(rules.name, '')}".rstrip()]
-        for heading, items in rules_sheet(rules, contract, view.buys[view.me]):
+        for heading, items in rules_sheet(rules, contract, view.buys[view.me],
+                                          len(view.players)):
             lines.append(f"{heading}:")
             for item in items:
                 if item.startswith("▶ "):

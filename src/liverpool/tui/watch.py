@@ -350,7 +350,7 @@ class WatchApp(App[None]):
         frame = self.frame
         game = self.r.at(frame.step - 1 if frame.result is not None else frame.step)
         contract = None if game.over else game.contract_no(0)
-        self.push_screen(Notice(rules_panel(game.rules, contract)))
+        self.push_screen(Notice(rules_panel(game.rules, contract, players=game.n)))
 
     def action_auto(self) -> None:
         self.auto = not self.auto

@@ -143,7 +143,7 @@ def score_table(players: Sequence[str], scores: Sequence[Sequence[int]],
 
 
 def rules_panel(rules: RuleSet, contract_no: int | None = None,
-                buys_used: int | None = None) -> Group:
+                buys_used: int | None = None, players: int | None = None) -> Group:
     """The table's rules sheet (``rulestext.rules_sheet``: the contracts with this hand's marked,
     what is wild, buying with the buys used, going out, scoring, the table's changes to its
     preset), headed by the preset's line; every word from the core."""
@@ -151,7 +151,7 @@ def rules_panel(rules: RuleSet, contract_no: int | None = None,
     line = PRESET_LINES.get(rules.name)
     if line:
         parts.append(Text(line, style="dim"))
-    for heading, lines in rules_sheet(rules, contract_no, buys_used):
+    for heading, lines in rules_sheet(rules, contract_no, buys_used, players):
         parts.append(Text(f"\n{heading}", style="bold cyan"))
         for text in lines:
             # indented, wrapped lines too, under their heading
