@@ -1,0 +1,395 @@
+"""Game review: what the expert's search thinks of every decision a seat made in a recorded game.
+
+Domain words: *decision* (one action of the reviewed seat in the record, where it had a real
+choice), *kind* (draw, buy, call, go_down, lay_off, discard: what the decision was about),
+*candidate* (an action weighed at a decision: the one played, the basic bot's choice and the
+alternatives the expert's search weighs), *world* (the hidden cards dealt at random as the seat's
+view allows, ``bots.worlds.sample_world``: only what the seat knew then, never the record's
+hidden cards), *score* (a candidate played out to the hand's end by the playout policy in one
+world: the seat's points for the hand minus the other seats' mean, lower is better), *loss*
+(expected points the played action gave away against the best candidate: the mean of the paired
+score differences over the same worlds, with its standard error), *label* (inaccuracy, mistake
+or blunder: a loss past a threshold and clearly more than noise), *accuracy* (0-100, from the
+losses: docs/review.md), *why* (the loss in words: what was better and the reason).
+
+A review is reproducible: each decision's worlds come from a random generator seeded by the
+record's deal, the decision's index and the options; the workers change nothing but speed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import zlib
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from .actions import Action
+from .bots.basic import BasicBot
+from .bots.expert import DISCARD_CANDIDATES, PLAYOUT_ROUNDS
+from .bots.heuristics import fits_table, keep_values, usefulness
+from .bots.policy import play_out
+from .bots.worlds import sample_world
+from .cards import card_str, wild_cards
+from .engine import Game, SeatView
+from .record import new_game_from_record, steps
+
+WORLDS = 24  # worlds per decision (the default)
+MAX_CANDIDATES = 8  # candidates weighed at one decision at most
+# labels by expected points lost: at least this many points, and more than NOISE standard errors
+INACCURACY, MISTAKE, BLUNDER = 6.0, 12.0, 24.0
+NOISE = 2.0
+ACCURACY_SCALE = 12.0  # points lost at which a decision's accuracy is 100/e (about 37)
+KINDS = ("draw", "buy", "call", "go_down", "lay_off", "discard")
+LABELS = ("inaccuracy", "mistake", "blunder")
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One reviewed decision: the record's ``index``, its ``kind``, the action played and the
+    best candidate, the expected points lost (``loss`` >= 0, ``se`` its standard error), the
+    label (None: none) and the reason in words."""
+
+    index: int
+    kind: str
+    action: Action
+    best: Action
+    loss: float
+    se: float
+    label: str | None
+    why: str
+    hand: int  # the hand's number (1-based)
+    values: tuple[tuple[Action, float], ...] = ()  # each candidate's mean score, best first
+
+    def to_json(self) -> dict[str, Any]:
+        return {"index": self.index, "kind": self.kind, "hand": self.hand,
+                "action": self.action.to_json(), "best": self.best.to_json(),
+                "loss": round(self.loss, 2), "se": round(self.se, 2), "label": self.label,
+                "why": self.why}
+
+
+@dataclass
+class SeatReview:
+    seat: int
+    name: str
+    decisions: list[Decision] = field(default_factory=list)
+
+    @property
+    def accuracy(self) -> float:
+        """The mean over decisions of 100·exp(−loss / ACCURACY_SCALE) (docs/review.md)."""
+        if not self.decisions:
+            return 100.0
+        return sum(decision_accuracy(d.loss) for d in self.decisions) / len(self.decisions)
+
+    @property
+    def mean_loss(self) -> float:
+        return sum(d.loss for d in self.decisions) / len(self.decisions) if self.decisions else 0.0
+
+    def labels(self) -> dict[str, int]:
+        return {lab: sum(1 for d in self.decisions if d.label == lab) for lab in LABELS}
+
+    def by_kind(self) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
+        for kind in KINDS:
+            ds = [d for d in self.decisions if d.kind == kind]
+            if ds:
+                out[kind] = {"decisions": len(ds),
+                             "mean_loss": round(sum(d.loss for d in ds) / len(ds), 2),
+                             "accuracy": round(sum(decision_accuracy(d.loss) for d in ds)
+                                               / len(ds), 1)}
+        return out
+
+    def worst(self, n: int = 3) -> list[Decision]:
+        return sorted((d for d in self.decisions if d.label is not None),
+                      key=lambda d: (-d.loss, d.index))[:n]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "name": self.name, "accuracy": round(self.accuracy, 1),
+                "mean_loss": round(self.mean_loss, 2), "labels": self.labels(),
+                "by_kind": self.by_kind(), "worst": [d.index for d in self.worst()],
+                "decisions": [d.to_json() for d in self.decisions]}
+
+
+@dataclass
+class Review:
+    seats: list[SeatReview]
+    worlds: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"worlds": self.worlds, "thresholds": {"inaccuracy": INACCURACY,
+                                                      "mistake": MISTAKE, "blunder": BLUNDER},
+                "seats": [s.to_json() for s in self.seats]}
+
+
+def decision_accuracy(loss: float) -> float:
+    return 100.0 * math.exp(-max(0.0, loss) / ACCURACY_SCALE)
+
+
+def label_of(loss: float, se: float) -> str | None:
+    """The label a loss earns: past its threshold and more than ``NOISE`` standard errors."""
+    if loss <= NOISE * se:
+        return None
+    if loss >= BLUNDER:
+        return "blunder"
+    if loss >= MISTAKE:
+        return "mistake"
+    if loss >= INACCURACY:
+        return "inaccuracy"
+    return None
+
+
+# ---- what is a decision, and between what ------------------------------------------------------
+def kind_of(view: SeatView, played: Action, legal: Sequence[Action]) -> str | None:
+    """The kind of decision ``played`` was, or None where the review has nothing to weigh
+    (a cut, a give, an action with no alternative)."""
+    if len(legal) < 2:
+        return None
+    t = played.type
+    if view.phase == "draw" and t in ("draw", "take_discard", "no_draw"):
+        return "draw"
+    if view.phase == "buy" and t in ("buy", "pass"):
+        return "buy"
+    if view.phase == "call" and t in ("call", "pass"):
+        return "call"
+    if view.phase in ("play", "bonus"):
+        if t == "go_down" or any(a.type == "go_down" for a in legal):
+            return "go_down"
+        if t in ("lay_off", "swap_joker", "borrow"):
+            return "lay_off"
+        if t == "discard":
+            return "discard"
+    return None
+
+
+def candidates(view: SeatView, played: Action, legal: Sequence[Action]) -> list[Action]:
+    """The actions weighed at a decision: the one played first, the basic bot's choice, then
+    the alternatives of its kind worth comparing (at most ``MAX_CANDIDATES``)."""
+    basic = BasicBot().decide(view, legal)[0]
+    out = [played, basic]
+    groups: dict[str, list[Action]] = {}
+    for a in legal:
+        groups.setdefault(a.type, []).append(a)
+    phase = view.phase
+    if phase == "draw":
+        for t in ("take_discard", "draw", "no_draw"):
+            out.extend(groups.get(t, [])[:1])
+    elif phase == "buy":
+        out.extend([a for a in groups.get("buy", []) if a.depth is None][:1])
+        out.extend(groups.get("pass", [])[:1])
+    elif phase == "call":
+        out.extend(groups.get("call", [])[:1])
+        out.extend(groups.get("pass", [])[:1])
+    else:
+        out.extend(groups.get("go_down", [])[:2])
+        for t in ("lay_off", "swap_joker", "borrow"):
+            out.extend(groups.get(t, [])[:3])
+        discards = groups.get("discard", [])
+        if discards:
+            seat = view.me
+            keep = keep_values(view.hand, view.contract[seat], view.ruleset, view.down[seat],
+                               view.melds)
+            ranked = sorted(discards, key=lambda a: (keep.get(a.card, 0.0)
+                                                     if a.card is not None else 0.0,
+                                                     -(a.card or 0)))
+            out.extend(ranked[:DISCARD_CANDIDATES])
+    return list(dict.fromkeys(out))[:MAX_CANDIDATES]
+
+
+# ---- weighing one decision ---------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One decision to weigh, as a worker needs it (picklable)."""
+
+    index: int
+    kind: str
+    hand: int
+    view: SeatView
+    candidates: tuple[Action, ...]
+    seed: int
+    worlds: int
+
+
+def weigh(task: Task) -> list[list[float]]:
+    """Each candidate's scores, world by world (common random numbers: every candidate is
+    played out in the same worlds with the same random numbers)."""
+    rng = random.Random(task.seed)
+    view = task.view
+    horizon = PLAYOUT_ROUNDS * len(view.players)
+    scores: list[list[float]] = [[] for _ in task.candidates]
+    for _ in range(task.worlds):
+        world = sample_world(view, rng)
+        seed = rng.getrandbits(32)
+        for i, cand in enumerate(task.candidates):
+            g = world.clone()
+            g.apply(cand)
+            scores[i].append(play_out(g, view.me, random.Random(seed), horizon))
+    return scores
+
+
+def judge(task: Task, scores: list[list[float]]) -> Decision:
+    """The decision's verdict from its candidates' scores (candidate 0: the action played)."""
+    n = len(scores[0])
+    means = [sum(s) / n for s in scores]
+    best = min(range(len(means)), key=lambda i: (means[i], i))
+    if best == 0:
+        loss, se = 0.0, 0.0
+    else:
+        diffs = [a - b for a, b in zip(scores[0], scores[best], strict=True)]
+        loss = max(0.0, sum(diffs) / n)
+        var = sum((d - sum(diffs) / n) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
+        se = math.sqrt(var / n) if n > 1 else math.inf
+    label = label_of(loss, se)
+    played, better = task.candidates[0], task.candidates[best]
+    values = tuple(sorted(zip(task.candidates, means, strict=True), key=lambda x: x[1]))
+    why = reason(task.view, played, better, loss) if label is not None else ""
+    return Decision(task.index, task.kind, played, better if best else played, loss, se, label,
+                    why, task.hand, values)
+
+
+# ---- words ---------------------------------------------------------------------------------------
+def action_words(a: Action) -> str:
+    """An action in short words, cards in the record's notation (``7H``)."""
+    c = card_str(a.card) if a.card is not None else ""
+    t = a.type
+    if t == "draw":
+        return "draw from the stock"
+    if t == "take_discard":
+        return "take the discard"
+    if t == "no_draw":
+        return "draw nothing"
+    if t == "buy":
+        return "buy the discard"
+    if t == "pass":
+        return "pass"
+    if t == "call":
+        return "call the discard"
+    if t == "discard":
+        return f"discard {c}"
+    if t == "go_down":
+        return "go down with " + " | ".join(" ".join(card_str(x) for x in m) for m in a.melds or ())
+    if t == "lay_off":
+        return f"lay off {c}"
+    if t == "swap_joker":
+        return f"swap {c} for a wild"
+    if t == "borrow":
+        return f"borrow from a meld with {c}"
+    return t.replace("_", " ")
+
+
+def reason(view: SeatView, played: Action, better: Action, loss: float) -> str:
+    """Why ``better`` beats ``played``, in words, from what the seat could see."""
+    rules = view.ruleset
+    seat = view.me
+    names = view.players
+    contract = view.contract[seat]
+    because = ""
+    if played.type == "discard" and played.card is not None:
+        card = played.card
+        wilds = wild_cards(rules.deuces_wild)
+        if card in wilds:
+            because = f"discarding {card_str(card)} threw away a wild card"
+        else:
+            fits = [m for m in view.melds if fits_table(card, [m], rules)]
+            owners = sorted({m.owner for m in fits if m.owner != seat})
+            takers = [s for s in range(len(names)) if s != seat and any(
+                k % 13 == card % 13 or (k // 13 == card // 13 and abs(k % 13 - card % 13) <= 2)
+                for k in view.known[s] if k not in wilds)]
+            if owners:
+                because = (f"discarding {card_str(card)} fed "
+                           f"{' and '.join(names[s] for s in owners)}'s meld")
+            elif takers:
+                because = (f"discarding {card_str(card)} helps "
+                           f"{' and '.join(names[s] for s in takers)}, seen collecting near it")
+            else:
+                use = usefulness(view.hand, contract, rules)
+                if use.get(card, 0.0) >= 1.0:
+                    because = f"{card_str(card)} was worth keeping for your contract"
+    elif played.type == "draw" and better.type == "take_discard" and view.discard:
+        top = view.discard[-1]
+        because = f"the {card_str(top)} on the pile helps your contract"
+    elif played.type == "buy":
+        because = "the bought cards cost more points than they could help this hand"
+    elif played.type == "pass" and better.type == "buy":
+        because = "the discard would have helped your contract"
+    elif played.type != "go_down" and better.type == "go_down":
+        because = "going down then would have emptied your hand of those melds' points"
+    lead = because[0].upper() + because[1:] + ": " if because else ""
+    return f"{lead}{action_words(better)} instead (about {loss:.0f} points better)"
+
+
+# ---- the review --------------------------------------------------------------------------------
+def record_key(rec: dict[str, Any]) -> int:
+    """A number fixed by the record's game (its rules, seed, deals and players)."""
+    part = {k: rec.get(k) for k in ("rules", "overrides", "seed", "deals", "players")}
+    return zlib.crc32(json.dumps(part, sort_keys=True, default=str).encode())
+
+
+def tasks_of(rec: dict[str, Any], seats: Iterable[int] | None = None,
+             worlds: int = WORLDS) -> tuple[Game, list[Task]]:
+    """The decisions to weigh for ``seats`` (None: every seat), from the record replayed by
+    the core's replayer; and the game at its end."""
+    game = new_game_from_record(rec)
+    wanted = None if seats is None else set(seats)
+    key = record_key(rec)
+    tasks: list[Task] = []
+    actions = rec.get("actions", [])
+    it = steps(rec, game)
+    next(it)  # the deal
+    for i, obj in enumerate(actions):
+        played = Action.from_json(obj)
+        s = played.player
+        if wanted is None or s in wanted:
+            view = game.view_for(s)
+            legal = game.legal_actions(s)
+            kind = kind_of(view, played, legal)
+            if kind is not None:
+                cands = candidates(view, game.canonical(played), legal)
+                if len(cands) > 1:
+                    seed = zlib.crc32(f"{key}:{i}:{worlds}".encode())
+                    tasks.append(Task(i, kind, view.hand_number, view, tuple(cands), seed,
+                                      worlds))
+        next(it)
+    return game, tasks
+
+
+def review(rec: dict[str, Any], seats: Iterable[int] | None = None, worlds: int = WORLDS,
+           workers: int = 1, progress: Callable[[int, int], None] | None = None) -> Review:
+    """Review ``seats`` (None: every seat) of the game in ``rec``: every decision weighed in
+    ``worlds`` worlds sampled from the seat's own view at that moment. ``progress(done, total)``
+    is told as decisions are weighed."""
+    game, tasks = tasks_of(rec, seats, worlds)
+    chosen = sorted(set(seats)) if seats is not None else list(range(game.n))
+    out = {s: SeatReview(s, game.players[s]) for s in chosen}
+    verdicts = run_tasks(tasks, workers, progress)
+    for task, scores in zip(tasks, verdicts, strict=True):
+        out[task.candidates[0].player].decisions.append(judge(task, scores))
+    return Review([out[s] for s in chosen], worlds)
+
+
+def run_tasks(tasks: Sequence[Task], workers: int,
+              progress: Callable[[int, int], None] | None = None) -> list[list[list[float]]]:
+    """Each task's scores, in order, weighed here or in ``workers`` processes."""
+    total = len(tasks)
+    results: list[list[list[float]]] = []
+    if workers <= 1 or total < 2:
+        for t in tasks:
+            results.append(weigh(t))
+            if progress:
+                progress(len(results), total)
+        return results
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for scores in pool.map(weigh, tasks, chunksize=max(1, min(8, total // (workers * 8)))):
+            results.append(scores)
+            if progress:
+                progress(len(results), total)
+    return results
+
+
+def standing_note(game: Game, seat: int) -> str:
+    """The seat's place at the game's end, for the review's heading."""
+    totals = game.totals
+    place = 1 + sum(1 for t in totals if t < totals[seat])
+    return f"{game.players[seat]}: {totals[seat]} points, place {place} of {game.n}"
