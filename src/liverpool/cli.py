@@ -337,6 +337,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--watch", action="store_true", help="step through the game in the terminal")
     p.set_defaults(func=cmd_replay)
 
+    p = sub.add_parser("review", help="what the expert thinks of every decision of a seat in a "
+                                      "recorded game (or of every game in a folder)")
+    p.add_argument("record", help="a game record (JSON), or a folder of them")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--seat", type=int, help="the seat to review (default 0)")
+    who.add_argument("--all", action="store_true", help="review every seat")
+    p.add_argument("--json", action="store_true", help="print the review as one JSON object")
+    p.add_argument("--workers", type=int, default=0, help="processes (0: one per core)")
+    p.add_argument("--worlds", type=int, default=None,
+                   help="worlds sampled per decision (default 24: docs/review.md)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="for a folder: review its games here or on Ray")
+    p.set_defaults(func=_lazy("reviewcli"))
+
     p = sub.add_parser("simulate", help="a tournament between bots")
     rules_args(p)
     p.add_argument("--games", type=int, default=100)

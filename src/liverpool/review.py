@@ -212,41 +212,79 @@ class Task:
     worlds: int
 
 
-def weigh(task: Task) -> list[list[float]]:
+@dataclass(frozen=True, slots=True)
+class Weighed:
+    """A decision's playout scores: every candidate's in the first ``worlds`` worlds (which
+    pick the best), and the played action's and that best's again in as many fresh worlds
+    (``confirm``), which measure the loss without the first pick's luck in it. Lower scores
+    are better."""
+
+    scores: tuple[tuple[float, ...], ...]
+    best: int
+    confirm: tuple[tuple[float, ...], tuple[float, ...]] | None
+
+
+def _scores(view: SeatView, cands: Sequence[Action], rng: random.Random, worlds: int
+            ) -> list[list[float]]:
     """Each candidate's scores, world by world (common random numbers: every candidate is
     played out in the same worlds with the same random numbers)."""
-    rng = random.Random(task.seed)
-    view = task.view
     horizon = PLAYOUT_ROUNDS * len(view.players)
-    scores: list[list[float]] = [[] for _ in task.candidates]
-    for _ in range(task.worlds):
+    scores: list[list[float]] = [[] for _ in cands]
+    for _ in range(worlds):
         world = sample_world(view, rng)
         seed = rng.getrandbits(32)
-        for i, cand in enumerate(task.candidates):
+        for i, cand in enumerate(cands):
             g = world.clone()
             g.apply(cand)
             scores[i].append(play_out(g, view.me, random.Random(seed), horizon))
     return scores
 
 
-def judge(task: Task, scores: list[list[float]]) -> Decision:
-    """The decision's verdict from its candidates' scores (candidate 0: the action played)."""
+def weigh(task: Task) -> Weighed:
+    """Weigh the task's candidates; confirm a loss that may earn a label in fresh worlds."""
+    rng = random.Random(task.seed)
+    scores = _scores(task.view, task.candidates, rng, task.worlds)
     n = len(scores[0])
-    means = [sum(s) / n for s in scores]
+    means = [sum(x) / n for x in scores]
     best = min(range(len(means)), key=lambda i: (means[i], i))
+    confirm = None
+    if best != 0 and means[0] - means[best] >= INACCURACY / 2:
+        again = _scores(task.view, (task.candidates[0], task.candidates[best]),
+                        random.Random(task.seed ^ 0x5EED), task.worlds)
+        confirm = (tuple(again[0]), tuple(again[1]))
+    return Weighed(tuple(tuple(x) for x in scores), best, confirm)
+
+
+def paired_loss(played: Sequence[float], other: Sequence[float]) -> tuple[float, float]:
+    """Mean and standard error of ``played`` minus ``other``, world by world."""
+    n = len(played)
+    diffs = [a - b for a, b in zip(played, other, strict=True)]
+    mean = sum(diffs) / n
+    if n < 2:
+        return mean, math.inf
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean, math.sqrt(var / n)
+
+
+def judge(task: Task, w: Weighed) -> Decision:
+    """The decision's verdict (candidate 0: the action played). The loss is the confirmation's
+    when there is one; a first look whose loss is small says no more than that."""
+    n = len(w.scores[0])
+    means = [sum(x) / n for x in w.scores]
+    best = w.best
     if best == 0:
         loss, se = 0.0, 0.0
+    elif w.confirm is not None:
+        loss, se = paired_loss(*w.confirm)
     else:
-        diffs = [a - b for a, b in zip(scores[0], scores[best], strict=True)]
-        loss = max(0.0, sum(diffs) / n)
-        var = sum((d - sum(diffs) / n) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.0
-        se = math.sqrt(var / n) if n > 1 else math.inf
+        loss, se = paired_loss(w.scores[0], w.scores[best])
+    loss = max(0.0, loss)
     label = label_of(loss, se)
     played, better = task.candidates[0], task.candidates[best]
     values = tuple(sorted(zip(task.candidates, means, strict=True), key=lambda x: x[1]))
     why = reason(task.view, played, better, loss) if label is not None else ""
-    return Decision(task.index, task.kind, played, better if best else played, loss, se, label,
-                    why, task.hand, values)
+    return Decision(task.index, task.kind, played, better, loss, se, label, why, task.hand,
+                    values)
 
 
 # ---- words ---------------------------------------------------------------------------------------
@@ -363,17 +401,17 @@ def review(rec: dict[str, Any], seats: Iterable[int] | None = None, worlds: int 
     game, tasks = tasks_of(rec, seats, worlds)
     chosen = sorted(set(seats)) if seats is not None else list(range(game.n))
     out = {s: SeatReview(s, game.players[s]) for s in chosen}
-    verdicts = run_tasks(tasks, workers, progress)
-    for task, scores in zip(tasks, verdicts, strict=True):
-        out[task.candidates[0].player].decisions.append(judge(task, scores))
+    weighed = run_tasks(tasks, workers, progress)
+    for task, w in zip(tasks, weighed, strict=True):
+        out[task.candidates[0].player].decisions.append(judge(task, w))
     return Review([out[s] for s in chosen], worlds)
 
 
 def run_tasks(tasks: Sequence[Task], workers: int,
-              progress: Callable[[int, int], None] | None = None) -> list[list[list[float]]]:
-    """Each task's scores, in order, weighed here or in ``workers`` processes."""
+              progress: Callable[[int, int], None] | None = None) -> list[Weighed]:
+    """Each task weighed, in order, here or in ``workers`` processes."""
     total = len(tasks)
-    results: list[list[list[float]]] = []
+    results: list[Weighed] = []
     if workers <= 1 or total < 2:
         for t in tasks:
             results.append(weigh(t))
@@ -381,8 +419,8 @@ def run_tasks(tasks: Sequence[Task], workers: int,
                 progress(len(results), total)
         return results
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for scores in pool.map(weigh, tasks, chunksize=max(1, min(8, total // (workers * 8)))):
-            results.append(scores)
+        for w in pool.map(weigh, tasks, chunksize=max(1, min(8, total // (workers * 8)))):
+            results.append(w)
             if progress:
                 progress(len(results), total)
     return results
