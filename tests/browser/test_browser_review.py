@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 from .conftest import Player, Server
+from .test_browser_assets import REPORT_VIOLATIONS
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -67,6 +68,11 @@ def _expected_marks(action: dict[str, Any], step: dict[str, Any]) -> dict[str, l
 def test_from_the_game_over_screen_to_the_review(server: Server, make_player: Any) -> None:
     ann = make_player("Ann", viewport=DESKTOP)
     page = ann.page
+    # the page keeps the Content-Security-Policy (no inline style: the chart too)
+    ann.context.add_init_script(REPORT_VIOLATIONS)
+    violations: list[str] = []
+    page.on("console", lambda m: violations.append(m.text)
+            if "Content Security Policy" in m.text else None)
     table, replay = _finished_seated(server, ann)
     page.goto(server.base + f"/t/{table}")
     page.wait_for_selector("#standings #review-link")
@@ -105,7 +111,7 @@ def test_from_the_game_over_screen_to_the_review(server: Server, make_player: An
         assert {"hand": sorted(got["hand"]), "pile": got["pile"]} == \
             _expected_marks(action, step), (cls, action)
     assert d["why"] and page.inner_text("#review-why")
-    ann.shot("review-position")
+    ann.shot("review", full_page=False)
     # and from the list, the next one
     other = decisions[-1]
     page.click(f"#review-decisions li[data-index='{other['index']}'] button")
@@ -140,6 +146,7 @@ def test_from_the_game_over_screen_to_the_review(server: Server, make_player: An
         assert page.locator(".learn-choice:enabled").count() == 0
         page.click("#learn-next")
     assert not ann.errors, ann.errors
+    assert violations == [], violations
 
     # on a phone in the dark theme: the same review (kept: it is shown at once), no sideways
     # scrolling, the chart inside the screen
@@ -153,5 +160,5 @@ def test_from_the_game_over_screen_to_the_review(server: Server, make_player: An
     bea.page.click(f"#review-decisions li[data-index='{d['index']}'] button")
     bea.page.wait_for_selector("#review-position #review-hand .card")
     assert bea.page.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
-    bea.shot("review-phone")
+    bea.shot("review-phone-dark", full_page=False)
     assert not bea.errors, bea.errors

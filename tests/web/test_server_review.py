@@ -14,6 +14,8 @@ import asyncio
 import dataclasses
 import functools
 import os
+import shutil
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from liverpool.review import Decision, Task
 from liverpool.web import reviewwork
 
 from .conftest import RELAXED, Served, finished_table, human_seats, play_turns, serve
+from .test_server_old_db import OLD, PATIENT, manifest
 from .test_server_players import auth, new_player
 
 WORLDS = 2  # worlds per decision in these tests: enough for the JSON, quick to weigh
@@ -195,3 +198,20 @@ async def test_a_table_plays_on_while_a_review_runs(sqlite_url: str, tmp_path: P
         assert state["status"] == "running" and state["progress"][0] < state["progress"][1]
         (tmp_path / "go").touch()
         await until_status(srv, done, 0, {"done"})
+
+
+async def test_a_database_of_an_older_version_keeps_reviews_too(tmp_path: Path) -> None:
+    db = tmp_path / "old.db"
+    shutil.copyfile(OLD, db)
+    with sqlite3.connect(db) as conn:  # made before reviews: it has no table for them
+        assert not conn.execute("SELECT name FROM sqlite_master WHERE name = 'lv_reviews'"
+                                ).fetchall()
+    over = next(t for t in manifest()["tables"] if t["status"] == "over")
+    limits = dataclasses.replace(PATIENT, review_worlds=WORLDS)
+    async with serve(str(db), limits=limits, grace=600) as srv:
+        assert (await ask(srv, over["id"], 0)).status_code == 202
+        done = await until_status(srv, over["id"], 0, {"done"})
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT table_id, seat, worlds FROM lv_reviews").fetchall()
+    assert rows == [(over["id"], 0, WORLDS)]
+    assert done["review"]["seats"][0]["name"] == over["players"][0]

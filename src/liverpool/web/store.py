@@ -3,7 +3,8 @@
 Domain words: *table* (one game room: its configuration and status), *event* (one numbered
 change to a table: ``create``, ``join``, ``start``, ``action``; the number is the table's
 *version*), *batch* (appends from every table written in one transaction, so that many tables
-can each wait for their own write without one commit per action).
+can each wait for their own write without one commit per action), *review* (a finished game's
+review of one seat, kept once made: ``lv_reviews``).
 
 A table is rebuilt from its configuration and its events, so the events are the truth; the
 ``status`` column only lets a restart find the tables still in play without reading them all.

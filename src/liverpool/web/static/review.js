@@ -304,8 +304,7 @@ export class ReviewView {
     const owners = [...new Set(step.melds.map((m) => m.owner))].sort((a, b) => a - b);
     return h("div.review-table", {},
       h("div.review-center", {}, h("span", { text: "Discard: " }), pile,
-        h("span.muted", { text: ` stock: ${step.stock} · ` }),
-        h("span.muted", { text: this.players.map((p, i) => i === this.seat ? null : `${p} ${step.sizes[i]} cards`).filter(Boolean).join(" · ") })),
+        h("span.muted", { text: [`stock: ${step.stock}`, ...this.players.map((p, i) => i === this.seat ? null : `${p}: ${step.sizes[i]} cards`)].filter(Boolean).join(" · ") })),
       h("div.melds.review-melds", {}, owners.length ? owners.map((o) => h("div.meld-owner", {},
         h("div.owner-name", { text: `${this.players[o]}'s melds` }),
         step.melds.map((m, i) => m.owner !== o ? null : meldElement(m, i, null, this.players, this.seat))))
