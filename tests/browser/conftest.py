@@ -125,6 +125,10 @@ RELAXED_LIMITS = {
     "LIVERPOOL_LIMIT_PLAYERS_PER_CLIENT": "100000",
     "LIVERPOOL_LIMIT_PLAYERS_PER_NETWORK": "100000",
     "LIVERPOOL_LIMIT_RECOVER_RATE": "100000/hour",
+    # game reviews: quick (few worlds a decision), and as many as the tests ask for
+    "LIVERPOOL_LIMIT_REVIEW_WORLDS": "4",
+    "LIVERPOOL_LIMIT_REVIEW_RATE": "100000/hour",
+    "LIVERPOOL_LIMIT_REVIEW_PLAYER_RATE": "100000/hour",
 }
 
 

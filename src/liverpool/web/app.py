@@ -22,7 +22,14 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..bots import LEVELS
-from . import routes_lobby, routes_ops, routes_pages, routes_players, routes_tables
+from . import (
+    routes_lobby,
+    routes_ops,
+    routes_pages,
+    routes_players,
+    routes_reviews,
+    routes_tables,
+)
 from .context import ServerContext
 from .guard import Guard, Origins
 from .leases import LeaseStore, make_store
@@ -31,6 +38,7 @@ from .ops import Ops
 from .playerdb import SqlPlayers
 from .players import People
 from .registry import Registry
+from .reviews import Reviews
 from .seats import Settings
 from .store import Store, StoreError
 
@@ -79,7 +87,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     registry = Registry(the_store, settings, evict_after, redis_url)
     context = ServerContext(settings=settings, store=the_store, registry=registry,
                             rates=RateLimiter(lim, shared=redis_url), ops=ops,
-                            allow_seed=allow_seed)
+                            allow_seed=allow_seed, reviews=Reviews(the_store, lim))
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -101,6 +109,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
             ops.stopping()
             for t in tasks:
                 t.cancel()
+            await context.reviews.close()
             await registry.close()
             await the_store.close()
             if settings.bot_pools is not None:
@@ -114,6 +123,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     app.state.store = the_store
     app.state.limits = lim
     app.state.ops = ops
+    app.state.reviews = context.reviews
     app.add_middleware(Guard, limits=lim, origins=settings.origins, rates=context.rates)
     ops.watch(the_store, lambda: [o.status for o in registry.owners.values()],
               lambda: sum(registry.sockets.values()))
@@ -127,6 +137,7 @@ def create_app(db_url: str | None = None, *, bot_commands: dict[str, str] | None
     app.include_router(routes_lobby.router)
     app.include_router(routes_tables.router)
     app.include_router(routes_players.router)
+    app.include_router(routes_reviews.router)
     return app
 
 

@@ -5,8 +5,9 @@ closure or a module global.
 Domain words: *settings* (what every table of the server is given: timers, bot commands,
 limits, origins, metrics), *registry* (the owners of the tables this process serves), *store*
 (where tables are kept), *rates* (the per-client rate limiter), *ops* (liveness, readiness and
-metrics), *players* (who a request comes from, and what games leave them), *link base* (the
-scheme and host a share link points at).
+metrics), *reviews* (finished games' reviews: their queue and processes), *players* (who a
+request comes from, and what games leave them), *link base* (the scheme and host a share link
+points at).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .ops import Ops
 from .players import People
 from .playerstore import Player
 from .registry import Registry
+from .reviews import Reviews
 from .seats import Settings
 from .store import Store
 
@@ -36,6 +38,7 @@ class ServerContext:
     rates: RateLimiter
     ops: Ops
     allow_seed: bool  # creates may give a seed and deals (tests only: the host sees the cards)
+    reviews: Reviews
 
     @property
     def limits(self) -> Limits:

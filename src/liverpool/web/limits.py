@@ -31,6 +31,7 @@ from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 
 from ..bots import BasicBot, Bot, ExpertBot, RandomBot
+from ..review import WORLDS as REVIEW_WORLDS
 from ..solver import PERSON_SEARCH_BUDGET
 
 ENV_PREFIX = "LIVERPOOL_LIMIT_"
@@ -115,6 +116,14 @@ class Limits:
     expert_max_iterations: int = 32
     expert_max_ms: int = 2000
     bot_workers: int = 2
+    # game reviews (reviews.py): new reviews one address, and one player, may ask for (a
+    # review already made, or being made, is free); the processes that make them, the reviews
+    # that may wait for one, and the worlds each decision is weighed in (review.py)
+    review_rate: str = "3/hour"
+    review_player_rate: str = "5/hour"
+    review_workers: int = 1
+    review_queue: int = 8
+    review_worlds: int = REVIEW_WORLDS
     # timers
     min_timer: float = 5.0
     max_timer: float = 3600.0
@@ -152,6 +161,10 @@ class Limits:
                              "of play makes up to thousands of visits)")
         if self.bot_workers < 1:
             raise ValueError("limit bot_workers: at least 1")
+        if self.review_workers < 1:
+            raise ValueError("limit review_workers: at least 1")
+        if self.review_worlds < 2:
+            raise ValueError("limit review_worlds: at least 2 (a loss's uncertainty needs two)")
 
     def public(self) -> dict[str, Any]:
         """What the lobby page needs to know."""

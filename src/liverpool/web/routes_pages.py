@@ -1,6 +1,7 @@
 """Routes of the pages a browser opens: the lobby ``/``, a table ``/t/{id}``, a replay
-``/replay/{id}``, a player's page ``/p/{player}`` and the leaderboard ``/leaderboard``, all one
-page (the browser front end reads the address), and its static files.
+``/replay/{id}``, a game's review ``/review/{id}?seat=N``, a player's page ``/p/{player}`` and
+the leaderboard ``/leaderboard``, all one page (the browser front end reads the address), and
+its static files.
 
 Domain words: *page* (``static/index.html``, the single page of the browser front end),
 *fallback page* (what is served when the front end is not installed: the API still works).
@@ -43,6 +44,11 @@ async def table_page(table_id: str) -> Response:
 
 @router.get("/replay/{table_id}")
 async def replay_page(table_id: str) -> Response:
+    return _page()
+
+
+@router.get("/review/{table_id}")
+async def review_page(table_id: str) -> Response:
     return _page()
 
 

@@ -3,7 +3,8 @@
 Domain words: *table* (one game room: its configuration and status), *event* (one numbered
 change to a table: ``create``, ``join``, ``start``, ``action``; the number is the table's
 *version*), *batch* (appends from every table written in one transaction, so that many tables
-can each wait for their own write without one commit per action).
+can each wait for their own write without one commit per action), *review* (a finished game's
+review of one seat, kept once made: ``lv_reviews``).
 
 A table is rebuilt from its configuration and its events, so the events are the truth; the
 ``status`` column only lets a restart find the tables still in play without reading them all.
@@ -16,6 +17,7 @@ import contextlib
 import json
 import logging
 import sqlite3
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -25,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy import event as sa_event
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from ..paths import data_dir
@@ -56,6 +60,16 @@ notes_t = sa.Table(
     sa.Column("data", sa.Text, nullable=False),
 )
 sa.Index("lv_tables_status", tables_t.c.status)
+# finished games' reviews (reviews.py), one per table, seat and worlds per decision: made once,
+# read by every later request (and by every server on the same database)
+reviews_t = sa.Table(
+    "lv_reviews", metadata,
+    sa.Column("table_id", sa.String(32), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("worlds", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("data", sa.Text, nullable=False),
+)
 
 BATCH_MAX = 512
 
@@ -114,6 +128,16 @@ class Store(ABC):
     async def prune_chat(self, table_id: str, keep: int) -> None:
         """Forget a table's chat lines but its last ``keep`` (notes ``{"chat": ...}``,
         tablechat.py); a store that keeps no notes has none to forget."""
+        return None
+
+    async def load_review(self, table_id: str, seat: int, worlds: int) -> dict[str, Any] | None:
+        """A finished game's review of ``seat`` kept by ``save_review`` (None: none kept; a
+        store that keeps no reviews has none)."""
+        return None
+
+    async def save_review(self, table_id: str, seat: int, worlds: int,
+                          data: dict[str, Any]) -> None:
+        """Keep a review (the first kept stays: a review is reproducible)."""
         return None
 
     @abstractmethod
@@ -218,6 +242,28 @@ class SqlStore(Store):
                .limit(1).offset(max(0, keep - 1)).scalar_subquery())
         async with self.engine.begin() as conn:
             await conn.execute(sa.delete(notes_t).where(chat, notes_t.c.id < cut))
+
+    async def load_review(self, table_id: str, seat: int, worlds: int) -> dict[str, Any] | None:
+        assert self.engine is not None
+        async with self.engine.connect() as conn:
+            data = (await conn.execute(sa.select(reviews_t.c.data).where(
+                reviews_t.c.table_id == table_id, reviews_t.c.seat == seat,
+                reviews_t.c.worlds == worlds))).scalar()
+        if data is None:
+            return None
+        out: dict[str, Any] = json.loads(data)
+        return out
+
+    async def save_review(self, table_id: str, seat: int, worlds: int,
+                          data: dict[str, Any]) -> None:
+        # outside the batches: a review is made once in minutes, and no table waits for it
+        assert self.engine is not None
+        insert = (pg_insert if self.postgres else sqlite_insert)(reviews_t).values(
+            table_id=table_id, seat=seat, worlds=worlds, created=time.time(),
+            data=json.dumps(data, separators=(",", ":")))
+        async with self.engine.begin() as conn:
+            # another server may have made the same review meanwhile: the same one
+            await conn.execute(insert.on_conflict_do_nothing())
 
     async def _write_loop(self) -> None:
         assert self.engine is not None

@@ -1,11 +1,12 @@
 // The one page of the front end: picks the view from the address (/ lobby, /t/{table} a table,
-// /replay/{table} a finished game's replay, /p/{player} a player's page, /leaderboard the
+// /replay/{table} a finished game's replay, /review/{table}?seat=N its review, /p/{player} a player's page, /leaderboard the
 // ratings), and keeps the top bar's links ("My page", "Leaderboard") to the player this browser
 // holds. Domain words: lobby, table, replay, player, leaderboard.
 
 import { showLobby } from "./lobby.js";
 import { showTable } from "./table.js";
 import { showReplay } from "./replay.js";
+import { showReview } from "./review.js";
 import { showLeaderboard, showPlayer } from "./player.js";
 import { carriedNotice, getPlayer, h, onPlayerChange } from "./util.js";
 import { mountSettings } from "./settings.js";
@@ -31,6 +32,8 @@ if ((m = path.match(/^\/t\/([^/]+)\/?$/))) {
   showTable(root, decodeURIComponent(m[1]));
 } else if ((m = path.match(/^\/replay\/([^/]+)\/?$/))) {
   showReplay(root, decodeURIComponent(m[1]));
+} else if ((m = path.match(/^\/review\/([^/]+)\/?$/))) {
+  showReview(root, decodeURIComponent(m[1]), new URLSearchParams(location.search).get("seat"));
 } else if ((m = path.match(/^\/p\/([^/]+)\/?$/))) {
   showPlayer(root, decodeURIComponent(m[1]));
 } else if (/^\/leaderboard\/?$/.test(path)) {

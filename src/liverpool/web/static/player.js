@@ -420,7 +420,8 @@ function gameRow(g) {
       change !== null ? h("span.g-change." + (cls || "same"), { title: `rating ${Math.round(before)} → ${Math.round(after)}`, text: changeText(change) }) : null,
       h("span.g-rules", { text: `${g.preset}${changesText(g.overrides)}` }),
       h("span.g-date.muted", { text: dateTimeText(g.finished) }),
-      h("a.g-replay", { href: `/replay/${enc(g.table)}`, text: "Replay" })),
+      h("a.g-replay", { href: `/replay/${enc(g.table)}`, text: "Replay" }),
+      h("a.g-review", { href: `/review/${enc(g.table)}?seat=${g.seat}`, text: "Review" })),
     h("div.g-seats", {}, seats.flatMap((s, i) => [i ? " · " : "", h("span.g-seat", {},
       s.place ? `${ordinal(s.place)} ` : "", seatName(s), ` ${s.points ?? ""}`)])));
 }

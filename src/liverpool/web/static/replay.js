@@ -118,7 +118,8 @@ class ReplayView {
       h("li" + (i === this.at ? ".current" : "") + (st.kind === "deal" ? ".deal" : ""), { onclick: () => this.go(i) }, this.lines[i] || (this.lines[i] = this.words(st)))));
     const panel = h("section.panel.replay", {},
       h("h2", { text: `Replay of table ${this.id}` }),
-      h("p.muted", { text: `${r.rules.preset} rules · ${r.players.join(", ")} · ${r.actions} actions` }),
+      h("p.muted", { text: `${r.rules.preset} rules · ${r.players.join(", ")} · ${r.actions} actions` },
+        " · ", h("a#replay-review", { href: `/review/${encodeURIComponent(this.id)}`, text: "Review" })),
       controls,
       h("div#replay-step.replay-step", { dataset: { kind: s.kind, hand: String(s.hand) } }, `Hand ${s.hand}: `, this.words(s)),
       h("div.center", {},

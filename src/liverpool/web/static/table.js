@@ -1933,6 +1933,7 @@ class TableClient {
       actions.push(h("button#rematch", { type: "button", disabled: this.rematching, text: this.rematching ? "Setting the table…" : "Play again", onclick: () => this.rematch() }));
     }
     actions.push(h("a.button#replay-link" + (actions.length ? ".secondary" : ""), { href: `/replay/${enc(this.id)}`, text: "Watch the replay" }),
+      h("a.button.secondary#review-link", { href: `/review/${enc(this.id)}?seat=${me ?? 0}`, text: "Review", title: "what the expert thinks of every decision" }),
       h("button#standings-scores.secondary", { type: "button", text: "Score sheet", onclick: () => {
         const el = document.getElementById("final-scores");
         if (el) el.scrollIntoView({ block: "start" });
