@@ -32,7 +32,7 @@ def _rules_from(args: argparse.Namespace) -> RuleSet:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    if args.watch:
+    if args.watch or args.review:  # a review is shown in the watch (or as its text)
         return int(_lazy("tui.watch")(args))
     try:
         text = Path(args.file).read_text(encoding="utf-8")
@@ -335,6 +335,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--watch", action="store_true", help="step through the game in the terminal")
+    p.add_argument("--review", action="store_true",
+                   help="with --watch: review a seat's decisions first and show each labelled "
+                        "one's badge (?! inaccuracy, ? mistake, ?? blunder) and what was "
+                        "better; m jumps to the next")
+    p.add_argument("--seat", type=int, metavar="N", help="--review: the seat (default 0)")
+    p.add_argument("--workers", type=int, metavar="W",
+                   help="--review: processes weighing the decisions (default 1)")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("simulate", help="a tournament between bots")
