@@ -18,9 +18,10 @@ import pytest
 from conftest import C, act, stacked_game
 from scenario import pass_buys
 
+from liverpool.actions import Action
 from liverpool.engine import Game, stacked_deck
 from liverpool.record import game_record
-from liverpool.review import Decision, judge, review, tasks_of, weigh
+from liverpool.review import Decision, SeatReview, judge, label_of, review, tasks_of, weigh
 from liverpool.reviewrun import ReviewRunError, review_many, review_records
 from liverpool.rules import RuleSet
 
@@ -248,3 +249,39 @@ def test_review_many_on_ray_gives_the_local_reviews(tmp_path: Path) -> None:
     remote = review_many(paths, [0], worlds=3, workers=2, backend="ray")
     assert {k: v.to_json() for k, v in remote.items()} == {k: v.to_json()
                                                           for k, v in local.items()}
+
+
+# ---- the benchmark's arithmetic --------------------------------------------------------------
+def seat_review(level: str, losses: list[float]) -> SeatReview:
+    out = SeatReview(0, level)
+    play = Action.from_json({"player": 0, "type": "draw"})
+    out.decisions = [Decision(i, "draw", play, play, x, 0.5, label_of(x, 0.5), "", 1)
+                     for i, x in enumerate(losses)]
+    return out
+
+
+def test_the_study_finds_each_level_in_its_rotated_seat() -> None:
+    from liverpool.benchmarks.review import TABLE, seats_of
+    from liverpool.simulate import specs_for
+    for spec in specs_for(8, "standard", {}, TABLE, 1):
+        where = seats_of(spec.bots)
+        assert {lvl: spec.bots[s] for lvl, s in where.items()} == {
+            "random": "random", "basic": "basic", "expert": "expert"}
+        assert where["random"] == spec.index % 4  # the table turns one seat a game
+
+
+def test_the_study_is_ordered_only_with_the_intervals_apart() -> None:
+    from liverpool.benchmarks.review import summarise
+    apart = {"random": [seat_review("r", [30.0, 20.0, 25.0])] * 6,
+             "basic": [seat_review("b", [8.0, 4.0, 6.0])] * 6,
+             "expert": [seat_review("e", [0.0, 1.0, 0.0])] * 6}
+    out = summarise(apart, 1)
+    assert out["ordered"]
+    e = out["levels"]["expert"]
+    assert e["games"] == 6 and e["ci95"][0] <= e["accuracy"] <= e["ci95"][1]
+    assert out["levels"]["random"]["labels_per_game"] == {"inaccuracy": 0.0, "mistake": 1.0,
+                                                          "blunder": 2.0}
+    # the same mean accuracies but the basic level spread over the expert's: not ordered
+    mixed = {**apart, "basic": [seat_review("b", [0.0, 0.0, 0.0]),
+                                seat_review("b", [20.0, 20.0, 20.0])] * 3}
+    assert not summarise(mixed, 1)["ordered"]
