@@ -281,7 +281,9 @@ def test_the_study_is_ordered_only_with_the_intervals_apart() -> None:
     assert e["games"] == 6 and e["ci95"][0] <= e["accuracy"] <= e["ci95"][1]
     assert out["levels"]["random"]["labels_per_game"] == {"inaccuracy": 0.0, "mistake": 1.0,
                                                           "blunder": 2.0}
-    # the same mean accuracies but the basic level spread over the expert's: not ordered
-    mixed = {**apart, "basic": [seat_review("b", [0.0, 0.0, 0.0]),
-                                seat_review("b", [20.0, 20.0, 20.0])] * 3}
+    # the basic level's mean below the expert's, but its interval reaches over it
+    mixed = {**apart, "basic": [seat_review("b", [0.0, 0.0, 0.0])] * 5
+             + [seat_review("b", [20.0, 20.0, 20.0])]}
+    assert out["levels"]["expert"]["accuracy"] > summarise(mixed, 1)["levels"]["basic"][
+        "accuracy"]
     assert not summarise(mixed, 1)["ordered"]
