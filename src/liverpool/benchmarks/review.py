@@ -43,9 +43,11 @@ DEFAULT_GAMES = 30
 DEFAULT_SEED = 1
 DEFAULT_WORKERS = 2
 BOOTSTRAP = 2000
-# other thresholds (inaccuracy, mistake, blunder) the calibration tries on the expert's losses
-WHAT_IF = ((INACCURACY, MISTAKE, BLUNDER), (8.0, 16.0, 32.0), (10.0, 20.0, 40.0),
-           (12.0, 24.0, 48.0))
+# other thresholds (inaccuracy, mistake, blunder, noise in standard errors) the calibration
+# tries on the expert's losses
+WHAT_IF = ((INACCURACY, MISTAKE, BLUNDER, NOISE), (8.0, 16.0, 32.0, NOISE),
+           (12.0, 24.0, 48.0, NOISE), (INACCURACY, MISTAKE, BLUNDER, 3.0),
+           (12.0, 24.0, 48.0, 3.0))
 
 
 def timing_game(seed: int) -> dict[str, Any]:
@@ -96,10 +98,10 @@ def seats_of(bots: Sequence[str]) -> dict[str, int]:
     return out
 
 
-def would_label(d: Decision, thresholds: tuple[float, float, float]) -> str | None:
-    """The label ``d`` would earn under other thresholds (the same noise rule)."""
-    low, mid, high = thresholds
-    if d.loss <= NOISE * d.se:
+def would_label(d: Decision, thresholds: tuple[float, float, float, float]) -> str | None:
+    """The label ``d`` would earn under other thresholds and noise rule."""
+    low, mid, high, noise = thresholds
+    if d.loss <= noise * d.se:
         return None
     if d.loss >= high:
         return "blunder"
@@ -263,11 +265,12 @@ def main(args: argparse.Namespace) -> int:
                           + "; loss quantiles " + ", ".join(
                               f"{q}%: {v}" for q, v in ex["loss_quantiles"].items()))
             w = Table(title="the expert's labels per game under other thresholds")
-            w.add_column("thresholds", justify="left")
+            w.add_column("thresholds / noise (se)", justify="left")
             for col in ("inaccuracies", "mistakes", "blunders"):
                 w.add_column(col, justify="right")
             for row in ex["what_if"]:
-                w.add_row(" / ".join(f"{x:g}" for x in row["thresholds"]),
+                th = row["thresholds"]
+                w.add_row(" / ".join(f"{x:g}" for x in th[:3]) + f", {th[3]:g} se",
                           *(f"{row['per_game'][lab]:.2f}" for lab in LABELS))
             console.print(w)
             if ok:
