@@ -246,11 +246,10 @@ def main(args: argparse.Namespace) -> int:
         if "study" in out:
             s = out["study"]
             table = Table(title=f"review accuracy by level: {games} games, {worlds} worlds, "
-                                f"seed {seed} (loss: mean per decision; decisions and labels: "
-                                f"per game)")
+                                f"seed {seed} (loss: mean per decision; decisions and "
+                                f"?! inaccuracies, ? mistakes, ?? blunders: per game)")
             # (narrow headings: the table fits 80 columns)
-            for col in ("level", "accuracy", "95% interval", "loss", "decisions",
-                        "inacc.", "mistakes", "blunders"):
+            for col in ("level", "accuracy", "95% interval", "loss", "decs.", "?!", "?", "??"):
                 table.add_column(col, justify="left" if col == "level" else "right")
             for level in reversed(LEVELS):
                 row = s["levels"][level]
