@@ -287,3 +287,27 @@ def test_the_study_is_ordered_only_with_the_intervals_apart() -> None:
     assert out["levels"]["expert"]["accuracy"] > summarise(mixed, 1)["levels"]["basic"][
         "accuracy"]
     assert not summarise(mixed, 1)["ordered"]
+
+
+def test_bench_review_exits_1_and_says_so_when_not_ordered(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from liverpool import cli
+    from liverpool.benchmarks import review as bench
+    apart = {"random": [seat_review("r", [30.0, 20.0, 25.0])] * 6,
+             "basic": [seat_review("b", [8.0, 4.0, 6.0])] * 6,
+             "expert": [seat_review("e", [0.0, 1.0, 0.0])] * 6}
+    seen: list[tuple[int, int, int, int]] = []
+
+    def study(games: int, worlds: int, workers: int, seed: int, *_: Any) -> dict[str, Any]:
+        seen.append((games, worlds, workers, seed))
+        return bench.summarise(levels, seed)
+    monkeypatch.setattr(bench, "study", study)
+    levels = apart
+    argv = ["bench", "review", "--part", "study", "--games", "3", "--worlds", "5", "--seed", "7"]
+    assert cli.main(argv) == 0
+    assert seen == [(3, 5, 2, 7)] and "ordered: expert > basic > random" in capsys.readouterr().out
+    levels = {**apart, "basic": apart["random"]}
+    assert cli.main(argv) == 1
+    assert "NOT ORDERED" in capsys.readouterr().out
+    assert cli.main([*argv, "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["study"]["ordered"] is False
