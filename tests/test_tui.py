@@ -1173,3 +1173,86 @@ async def test_watch_at_80x24_says_when_the_table_is_longer_than_its_box(
         assert "↑ more above" in str(box.border_subtitle)
         assert "↓ more below" not in str(box.border_subtitle)
         assert app.step == len(replayer.actions)  # ↑/↓ scroll; they do not step
+
+
+# ---- the replay with a review (liverpool replay FILE --watch --review) ------------------------
+def joker_record() -> dict[str, object]:
+    """A short record in which seat 0 throws its joker away for nothing (a blunder: the
+    review's tests show it), then seat 1 plays a turn."""
+    from liverpool.record import game_record
+    g = stacked_game("classic", ["3H 4H JK 6H 9D 9C 2S 8D KD QC 10S",
+                                 "2H 3C 5C 6C 8D 10H JS QS KS AH AD",
+                                 "2S 3S 4D 5D 6S 8H 10D JD QD KH AC"], "2C", "7C", dealer=2,
+                     overrides={"hands": [2]}, contract_no=2, names=["Ann", "Bea", "Cy"])
+    from liverpool.engine import Phase
+
+    def turn(seat: int, discard: str) -> None:
+        g.apply(Action.from_json({"player": seat, "type": "draw"}))
+        while g.phase is Phase.BUY:  # every seat asked passes
+            g.apply(Action.from_json({"player": g.to_act()[0], "type": "pass"}))
+        g.apply(Action.from_json({"player": seat, "type": "discard", "card": discard}))
+    turn(0, "JK")
+    turn(1, "KS")
+    rec: dict[str, object] = game_record(g)
+    return rec
+
+
+async def test_watch_with_a_review_shows_each_labelled_decision_and_m_jumps_to_it() -> None:
+    from liverpool.review import review
+    rec = joker_record()
+    seat_review = review(rec, [0]).seats[0]
+    marked = [d for d in seat_review.decisions if d.label is not None]
+    assert [d.index for d in marked] == [3] and marked[0].label == "blunder"
+    app = WatchApp(Replayer(rec), "j.json", seat_review)
+    async with app.run_test(size=(150, 40)) as pilot:
+        await pilot.pause()
+        line = app.query_one("#verdict", Static)
+        assert "review of Ann: accuracy" in text_of(line) and "1 blunder (??)" in text_of(line)
+        await pilot.press("m")  # to the decision labelled: Ann's discard of the joker
+        await pilot.pause()
+        assert app.step == 4
+        shown = text_of(line)
+        assert "?? blunder" in shown and "played: discard JK" in shown
+        assert "better: discard K♦" in shown and "threw away a wild card" in shown
+        log = [e.plain for e in app.query_one("#log", TailLog).entries]
+        assert any(x.startswith("   4 ") and x.endswith(" ??") for x in log), log
+        assert any("blunder: better: discard K♦" in x for x in log), log
+        await pilot.press("right")  # Bea's draw: no verdict of Ann's
+        await pilot.pause()
+        assert "?? blunder" not in text_of(line) and "review of Ann" in text_of(line)
+        await pilot.press("m")  # no labelled decision after: the frame stays
+        await pilot.pause()
+        assert app.step == 5
+        await pilot.press("M")
+        await pilot.pause()
+        assert app.step == 4
+        keys = text_of(app.query_one("#keys", Static))
+        assert "m/M next/previous labelled decision" in keys
+
+
+async def test_watch_without_a_review_has_no_verdict_line(tmp_path: Path) -> None:
+    app = WatchApp(Replayer(joker_record()), "j.json")
+    async with app.run_test(size=(150, 40)) as pilot:
+        await pilot.press("right", "right", "right", "right")
+        await pilot.pause()
+        assert not app.query_one("#verdict", Static).display
+        assert not any("??" in e.plain for e in app.query_one("#log", TailLog).entries)
+
+
+def test_replay_review_into_a_pipe_prints_the_review(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from liverpool.cli import main as cli_main
+    path = tmp_path / "j.json"
+    path.write_text(json.dumps(joker_record()))
+    assert cli_main(["replay", str(path), "--watch", "--review", "--workers", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("review of Ann: accuracy") and "1 blunder (??)" in out[0]
+    at = next(i for i, x in enumerate(out) if x.startswith("   4 Ann discards JK"))
+    assert out[at].endswith(" ??")
+    assert out[at + 1].strip().startswith("blunder: better: discard KD; Discarding JK threw")
+    assert "  worst:" in out and any(x.startswith("     4 ?? blunder") for x in out)
+    # another seat, named by --seat: Bea's decisions, none labelled here
+    assert cli_main(["replay", str(path), "--review", "--seat", "1"]) == 0
+    assert capsys.readouterr().out.startswith("review of Bea:")
+    assert cli_main(["replay", str(path), "--review", "--seat", "3"]) == 2
+    assert "--seat must be 0 to 2" in capsys.readouterr().err

@@ -32,7 +32,7 @@ def _rules_from(args: argparse.Namespace) -> RuleSet:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    if args.watch:
+    if args.watch or args.review:  # a review is shown in the watch (or as its text)
         return int(_lazy("tui.watch")(args))
     try:
         text = Path(args.file).read_text(encoding="utf-8")
@@ -335,6 +335,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--watch", action="store_true", help="step through the game in the terminal")
+    p.add_argument("--review", action="store_true",
+                   help="with --watch: review a seat's decisions first and show each labelled "
+                        "one's badge (?! inaccuracy, ? mistake, ?? blunder) and what was "
+                        "better; m jumps to the next")
+    p.add_argument("--seat", type=int, metavar="N", help="--review: the seat (default 0)")
+    p.add_argument("--workers", type=int, metavar="W",
+                   help="--review: processes weighing the decisions (default 1)")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("review", help="what the expert thinks of every decision of a seat in a "
@@ -379,10 +386,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="benchmarks: engine, solver and bots; or the web server")
     p.add_argument("target", nargs="?", default="engine",
-                   choices=("engine", "server", "peer", "bot-ratings"),
+                   choices=("engine", "server", "peer", "bot-ratings", "review"),
                    help="engine (default: engine, solver, bots), server, peer (the engine "
-                        "side by side with OpenSpiel's gin rummy, which must be installed), or "
-                        "bot-ratings (the built-in bots' ratings, measured by simulation)")
+                        "side by side with OpenSpiel's gin rummy, which must be installed), "
+                        "bot-ratings (the built-in bots' ratings, measured by simulation), or "
+                        "review (a game review's time, and its accuracy by bot level)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quick", action="store_true", help="a short run (for tests)")
     p.add_argument("--tables", type=int, default=100,
@@ -409,10 +417,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, default=8.0,
                    help="peer: CPU-seconds of each side per round")
     p.add_argument("--games", type=int, metavar="N",
-                   help="bot-ratings: games played (default 7500; a run that loses any exits 1)")
+                   help="bot-ratings: games played (default 7500; a run that loses any exits "
+                        "1); review: games of the accuracy study (default 30)")
     p.add_argument("--workers", type=int, metavar="W",
-                   help="bot-ratings: processes (default 1)")
-    p.add_argument("--seed", type=int, metavar="S", help="bot-ratings: base seed (default 1)")
+                   help="bot-ratings: processes (default 1); review: processes (default 2)")
+    p.add_argument("--seed", type=int, metavar="S",
+                   help="bot-ratings, review: base seed (default 1)")
+    p.add_argument("--worlds", type=int, metavar="K",
+                   help="review: worlds per decision (default: the review's)")
+    p.add_argument("--repeat", type=int, metavar="R",
+                   help="review: timing runs (the median is shown; default 3)")
+    p.add_argument("--part", choices=("time", "study", "both"),
+                   help="review: the timing, the accuracy study (exits 1 unless expert > "
+                        "basic > random, the intervals apart) or both (default)")
     p.set_defaults(func=_lazy("bench"))
 
     p = sub.add_parser("soak", help="many random games with invariant checks, on all cores")

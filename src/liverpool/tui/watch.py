@@ -4,7 +4,10 @@ face up, one action at a time, forwards and back, with each hand's result where 
 Domain words: *step* (the number of actions applied so far), *frame* (one position of the
 watch: a step, and at a step that ended a hand, first that hand's result, then the next hand's
 deal), *checkpoint* (a copy of the game every few steps, so stepping back is quick), *face up*
-(every seat's cards shown: the game is over, or at least recorded, so nothing is secret).
+(every seat's cards shown: the game is over, or at least recorded, so nothing is secret),
+*review* (``--review``: one seat's decisions weighed by ``liverpool.review``), *badge* (a
+labelled decision's mark: ?! inaccuracy, ? mistake, ?? blunder), *verdict line* (under the
+title, at a frame whose action is a labelled decision: its badge, what was better and why).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from ..engine import Game, HandEnded, HandStarted
 from ..engine.events import GameEnded
 from ..narrate import Narrator
 from ..record import RecordError, ReplayError, new_game_from_record, steps
+from ..review import Decision, SeatReview, action_words, review
 from .session import HandResult, Line, hand_result
 from .text import YOU, card_text, deal_words, face, faces, fit_parts, rules_label, subject
 from .widgets import (
@@ -47,6 +51,31 @@ from .widgets import (
 
 CHECKPOINT_EVERY = 25
 LOG_FRAMES = 80  # the log shows the lines of this many frames back
+BADGES = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
+PLURALS = {"inaccuracy": "inaccuracies", "mistake": "mistakes", "blunder": "blunders"}
+BADGE_STYLES = {"inaccuracy": "bold yellow", "mistake": "bold dark_orange", "blunder": "bold red"}
+
+
+def verdict_words(d: Decision) -> str:
+    """A labelled decision in a line: badge, label, what was played, what was better, why."""
+    label = d.label or ""
+    return (f"{BADGES.get(label, '')} {label} · played: {action_words(d.action)} · "
+            f"better: {action_words(d.best)} · {d.why}")
+
+
+def labelled(seat_review: SeatReview | None) -> dict[int, Decision]:
+    """The seat's labelled decisions by the record's action index."""
+    if seat_review is None:
+        return {}
+    return {d.index: d for d in seat_review.decisions if d.label is not None}
+
+
+def review_heading(seat_review: SeatReview) -> str:
+    labels = seat_review.labels()
+    return (f"review of {seat_review.name}: accuracy {seat_review.accuracy:.1f}, "
+            f"{len(seat_review.decisions)} decisions, mean loss {seat_review.mean_loss:.1f} · "
+            + ", ".join(f"{labels[lab]} {PLURALS[lab] if labels[lab] != 1 else lab} "
+                        f"({BADGES[lab]})" for lab in BADGES))
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +93,7 @@ class Replayer:
     ``error`` is the first bad action."""
 
     def __init__(self, rec: dict[str, Any]) -> None:
+        self.rec = rec
         self.start = new_game_from_record(rec)
         raw = rec.get("actions", [])
         self.raw: list[Any] = raw if isinstance(raw, list) else []  # the actions, as JSON
@@ -121,10 +151,14 @@ class Replayer:
             pass
         return game
 
-    def log_entries(self, symbols: bool = False) -> list[tuple[int, Text]]:
+    def log_entries(self, symbols: bool = False,
+                    verdicts: dict[int, Decision] | None = None) -> list[tuple[int, Text]]:
         """Every line of the moves log with the frame from which it shows: each action, each
         hand's start and each hand's result; cards in the record's notation (``7H``), or
-        with suit symbols (``symbols``: the app's, as its table shows them)."""
+        with suit symbols (``symbols``: the app's, as its table shows them). An action that
+        is a labelled decision of ``verdicts`` (by action index) gets its badge, and a line
+        under it with what was better and why."""
+        verdicts = verdicts or {}
         words = faces if symbols else str
         players = self.start.players
         out: list[tuple[int, Text]] = [(0, Text(self.deal_line(1), style="bold cyan"))]
@@ -134,9 +168,17 @@ class Replayer:
                 out.append((k, Text(self.deal_line(hands + 1), style="bold cyan")))
                 continue
             said = self.lines[frame.step - 1]
+            verdict = verdicts.get(frame.step - 1)
             for j, line in enumerate(said or [Line(None, "")]):
                 number = f"{frame.step:>4}" if j == 0 else "    "
-                out.append((k, Text(f"{number} {words(line.text)}")))
+                text = Text(f"{number} {words(line.text)}")
+                if j == 0 and verdict is not None and verdict.label is not None:
+                    text.append(f" {BADGES[verdict.label]}", style=BADGE_STYLES[verdict.label])
+                out.append((k, text))
+            if verdict is not None and verdict.label is not None:
+                better = words(action_words(verdict.best))
+                out.append((k, Text(f"     {verdict.label}: better: {better}; "
+                                    f"{words(verdict.why)}", style=BADGE_STYLES[verdict.label])))
             if frame.result is not None:
                 hands += 1
                 r = frame.result
@@ -152,6 +194,7 @@ class WatchApp(App[None]):
     TITLE = "Liverpool Rummy · replay"
     CSS = """
     #title { height: auto; max-height: 2; background: $primary-background; padding: 0 1; }
+    #verdict { height: auto; max-height: 2; padding: 0 1; background: $boost; }
     #top { height: 1fr; }
     #left { width: 3fr; }
     #players, #hands, #melds-box { border: round $secondary; padding: 0 1; }
@@ -167,18 +210,23 @@ class WatchApp(App[None]):
         Binding("pageup,B", "hand(-1)", "previous hand's end"),
         Binding("home", "goto(0)", "start"), Binding("end", "goto(-1)", "end"),
         Binding("a", "auto", "autoplay"), Binding("r", "rules", "rules"),
+        Binding("m", "mistake(1)", "next labelled decision"),
+        Binding("M", "mistake(-1)", "previous labelled decision"),
         Binding("up", "scroll_table(-1)", "table up", show=False),
         Binding("down", "scroll_table(1)", "table down", show=False),
         Binding("q,escape", "quit", "quit"),
     ]
 
-    def __init__(self, replayer: Replayer, title: str = "") -> None:
+    def __init__(self, replayer: Replayer, title: str = "",
+                 seat_review: SeatReview | None = None) -> None:
         super().__init__()
         self.r = replayer
         self.pos = 0  # the frame shown
         self.auto = False
         self.file_title = title
-        self.entries = replayer.log_entries(symbols=True)
+        self.review = seat_review
+        self.verdicts = labelled(seat_review)
+        self.entries = replayer.log_entries(symbols=True, verdicts=self.verdicts)
         self.mounted = False
 
     @property
@@ -190,8 +238,14 @@ class WatchApp(App[None]):
     def frame(self) -> Frame:
         return self.r.frames[self.pos]
 
+    @property
+    def verdict(self) -> Decision | None:
+        """The labelled decision whose action the frame shown has just applied, if any."""
+        return self.verdicts.get(self.step - 1) if self.step else None
+
     def compose(self) -> ComposeResult:
         yield Static(id="title")
+        yield Static(id="verdict")
         with Horizontal(id="top"):
             with Vertical(id="left"):
                 yield Static(id="players")
@@ -268,6 +322,7 @@ class WatchApp(App[None]):
         v = g.view_for(0)
         width = self.size.width - 2  # the title's padding takes a cell each side
         self.query_one("#title", Static).update("\n".join(fit_parts(self.title_parts(g), width)))
+        self.show_verdict()
         players = self.query_one("#players", Static)
         hands = self.query_one("#hands", Static)
         pile = self.query_one("#pile", Static)
@@ -321,9 +376,48 @@ class WatchApp(App[None]):
                 log.add(text)
         keys = "→/space next · ← back · PgDn/PgUp next/previous hand's end · Home/End · " \
                "a autoplay · r rules · q quit"
+        if self.review is not None:
+            keys += " · m/M next/previous labelled decision"
         if self.r.error and last:
             keys = f"[stopped: {faces(self.r.error)}]  " + keys
         self.query_one("#keys", Static).update(keys)
+
+    def show_verdict(self) -> None:
+        """The line under the title: the labelled decision just played (its badge, what was
+        better and why), else the review's summary; hidden without a review."""
+        line = self.query_one("#verdict", Static)
+        line.display = self.review is not None
+        if self.review is None:
+            return
+        d = self.verdict
+        if d is not None and d.label is not None:
+            line.update(Text(faces(verdict_words(d)), style=BADGE_STYLES[d.label]))
+        else:
+            line.update(Text(review_heading(self.review) + " · m: next labelled decision",
+                             style="dim"))
+
+    def action_mistake(self, delta: int) -> None:
+        """To the frame of the next (previous) labelled decision; the last (first) frame
+        past them."""
+        marked = [k for k, f in enumerate(self.r.frames)
+                  if f.step and f.step - 1 in self.verdicts
+                  and self.r.frames[k - 1].step != f.step]
+        if not marked:
+            self.notify("no labelled decision in this review")
+            return
+        if delta > 0:
+            later = [k for k in marked if k > self.pos]
+            if not later:
+                self.notify("no labelled decision after this one")
+                return
+            self.pos = later[0]
+        else:
+            earlier = [k for k in marked if k < self.pos]
+            if not earlier:
+                self.notify("no labelled decision before this one")
+                return
+            self.pos = earlier[-1]
+        self.show()
 
     def action_step(self, delta: int) -> None:
         self.pos = max(0, min(len(self.r.frames) - 1, self.pos + delta))
@@ -365,6 +459,31 @@ def load(file: str) -> Replayer:
     return Replayer(rec)
 
 
+def run_review(replayer: Replayer, seat: int, workers: int,
+               worlds: int | None = None) -> SeatReview:
+    """The seat's review, with a progress line on standard error while it is weighed."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    name = replayer.start.players[seat]
+    extra = {} if worlds is None else {"worlds": worlds}
+    with Progress(TextColumn(f"reviewing {name}'s decisions"), BarColumn(),
+                  MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True),
+                  transient=True) as bar:
+        task = bar.add_task("review", total=None)
+
+        def weighed(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+        return review(replayer.rec, [seat], workers=workers, progress=weighed,
+                      **extra).seats[0]
+
+
 def main(args: argparse.Namespace) -> int:
     try:
         replayer = load(args.file)
@@ -377,12 +496,29 @@ def main(args: argparse.Namespace) -> int:
     except RecordError as e:
         print(f"liverpool replay: {e}", file=sys.stderr)
         return 2
+    seat_review: SeatReview | None = None
+    if getattr(args, "review", False):
+        seat = getattr(args, "seat", None) or 0
+        workers = getattr(args, "workers", None) or 1
+        if not 0 <= seat < replayer.start.n:
+            print(f"liverpool replay: --seat must be 0 to {replayer.start.n - 1}",
+                  file=sys.stderr)
+            return 2
+        if replayer.error:
+            print(f"liverpool replay: cannot review: {replayer.error}", file=sys.stderr)
+            return 1
+        seat_review = run_review(replayer, seat, max(1, workers),
+                                 getattr(args, "worlds", None))
     if not (_is_terminal(sys.stdin) and _is_terminal(sys.stdout)):
         # into a pipe or a file there is nobody to step through it: the moves log as lines
         # (the full-screen app wrote its control codes there, then spun waiting for keys)
         try:
-            for _, line in replayer.log_entries():
+            if seat_review is not None:
+                print(review_heading(seat_review))
+            for _, line in replayer.log_entries(verdicts=labelled(seat_review)):
                 print(line.plain)
+            if seat_review is not None:
+                print(review_text(seat_review))
             sys.stdout.flush()
         except BrokenPipeError:  # the reader stopped (``| head``): nothing more to say
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -390,8 +526,21 @@ def main(args: argparse.Namespace) -> int:
         if replayer.error:
             print(f"liverpool replay: {replayer.error}", file=sys.stderr)
         return 1 if replayer.error else 0
-    WatchApp(replayer, Path(args.file).name).run()
+    WatchApp(replayer, Path(args.file).name, seat_review).run()
     return 1 if replayer.error else 0
+
+
+def review_text(seat_review: SeatReview) -> str:
+    """The review's summary after the moves: by kind of decision, and the worst three."""
+    lines = ["by kind of decision:"]
+    for kind, row in seat_review.by_kind().items():
+        lines.append(f"  {kind}: {row['decisions']:.0f} decisions, accuracy "
+                     f"{row['accuracy']:.1f}, mean loss {row['mean_loss']:.1f}")
+    worst = seat_review.worst()
+    if worst:
+        lines.append("  worst:")
+        lines += [f"  {d.index + 1:>4} {verdict_words(d)}" for d in worst]
+    return "\n".join(lines)
 
 
 def _is_terminal(stream: Any) -> bool:
