@@ -12,8 +12,9 @@ score differences over the same worlds, with its standard error), *label* (inacc
 or blunder: a loss past a threshold and clearly more than noise), *accuracy* (0-100, from the
 losses: docs/review.md), *why* (the loss in words: what was better and the reason).
 
-A review is reproducible: each decision's worlds come from a random generator seeded by the
-record's deal, the decision's index and the options; the workers change nothing but speed.
+A review is reproducible: each decision's worlds come from a random generator seeded by what
+the seat saw then (its view), the decision's index and the options; the workers change nothing
+but speed. Two games the seat saw alike get the same verdicts, whatever the hidden cards were.
 """
 
 from __future__ import annotations
@@ -359,10 +360,11 @@ def reason(view: SeatView, played: Action, better: Action, loss: float) -> str:
 
 
 # ---- the review --------------------------------------------------------------------------------
-def record_key(rec: dict[str, Any]) -> int:
-    """A number fixed by the record's game (its rules, seed, deals and players)."""
-    part = {k: rec.get(k) for k in ("rules", "overrides", "seed", "deals", "players")}
-    return zlib.crc32(json.dumps(part, sort_keys=True, default=str).encode())
+def view_key(view: SeatView) -> int:
+    """A number fixed by what the seat saw (its view: its hand, the table, what it knows of the
+    others): never by the record's hidden cards, so that two games the seat saw alike get the
+    same worlds, and the same verdicts."""
+    return zlib.crc32(json.dumps(view.to_json(), sort_keys=True, default=str).encode())
 
 
 def tasks_of(rec: dict[str, Any], seats: Iterable[int] | None = None,
@@ -371,7 +373,6 @@ def tasks_of(rec: dict[str, Any], seats: Iterable[int] | None = None,
     the core's replayer; and the game at its end."""
     game = new_game_from_record(rec)
     wanted = None if seats is None else set(seats)
-    key = record_key(rec)
     tasks: list[Task] = []
     actions = rec.get("actions", [])
     it = steps(rec, game)
@@ -386,7 +387,7 @@ def tasks_of(rec: dict[str, Any], seats: Iterable[int] | None = None,
             if kind is not None:
                 cands = candidates(view, game.canonical(played), legal)
                 if len(cands) > 1:
-                    seed = zlib.crc32(f"{key}:{i}:{worlds}".encode())
+                    seed = zlib.crc32(f"{view_key(view)}:{i}:{worlds}".encode())
                     tasks.append(Task(i, kind, view.hand_number, view, tuple(cands), seed,
                                       worlds))
         next(it)

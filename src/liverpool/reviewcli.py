@@ -125,29 +125,36 @@ def print_review(result: Review, console: Console) -> None:
 
 
 def review_dir(args: argparse.Namespace, folder: Path, workers: int) -> int:
-    """Every record in ``folder``: a table per seat (``--backend ray`` spreads them)."""
-    from .reviewrun import review_many
-    paths = sorted(p for p in folder.glob("*.json") if p.is_file())
+    """Every record in ``folder``, weighed as one batch (``--backend ray`` spreads it): a
+    table per seat."""
+    from .reviewrun import ReviewRunError, records_in, review_many
+    paths = records_in(folder)
     if not paths:
         raise SystemExit(f"liverpool review: no records (*.json) in {folder}")
-    recs = [(str(p), load_record(str(p))) for p in paths]
-    seat = None if args.all else (0 if args.seat is None else int(args.seat))
+    for p in paths:
+        load_record(str(p))  # each checked whole first: a bad one is named before any work
+    seats = None if args.all else [0 if args.seat is None else int(args.seat)]
     err = Console(stderr=True)
-    with Progress(TextColumn("reviewing"), BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), console=err, transient=True) as bar:
-        task = bar.add_task("games", total=len(recs))
+    try:
+        with Progress(TextColumn("reviewing"), BarColumn(), MofNCompleteColumn(),
+                      TimeRemainingColumn(), console=err, transient=True) as bar:
+            task = bar.add_task("decisions", total=None)
 
-        def progress(k: int) -> None:
-            bar.advance(task, k)
-        results = review_many(recs, seat, int(args.worlds), workers, args.backend, progress)
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+            results = review_many(paths, seats, int(args.worlds), workers, args.backend,
+                                  progress)
+    except ReviewRunError as e:
+        raise SystemExit(f"liverpool review: {e}") from None
     if args.json:
-        print(json.dumps({"games": [{"file": path, **r.to_json()} for path, r in results]}))
+        print(json.dumps({"games": [{"file": path, **r.to_json()}
+                                    for path, r in results.items()]}))
         return 0
     console = Console()
     table = Table(title=f"{len(results)} games reviewed, {int(args.worlds)} worlds a decision")
     for col in ("game", "seat", "name", "accuracy", "mean loss", *LABELS):
         table.add_column(col, justify="left" if col in ("game", "name") else "right")
-    for path, r in results:
+    for path, r in results.items():
         for s in r.seats:
             labels = s.labels()
             table.add_row(Path(path).name, str(s.seat), s.name, f"{s.accuracy:.1f}",

@@ -6,7 +6,7 @@ this machine, as ``review.run_tasks`` uses them; ``ray``: tasks of a Ray cluster
 here unless an address is given), *chunk* (the decisions one Ray task weighs in a row).
 
 Each decision is weighed exactly as ``review.review`` weighs it (its worlds seeded by the
-record's deal and the decision's index), so a batch gives each record the review it would get
+seat's view and the decision's index), so a batch gives each record the review it would get
 alone, whatever the backend and the worker count.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .record import RecordError, ReplayError
-from .review import WORLDS, Review, SeatReview, Task, judge, run_tasks, tasks_of, weigh
+from .review import WORLDS, Review, SeatReview, Task, Weighed, judge, run_tasks, tasks_of, weigh
 
 BACKENDS = ("local", "ray")
 
@@ -105,12 +105,12 @@ def review_many(paths: Sequence[Path | str], seats: Iterable[int] | None = None,
     return dict(zip(names, reviews, strict=True))
 
 
-def _weigh_chunk(tasks: list[Task]) -> list[list[list[float]]]:
+def _weigh_chunk(tasks: list[Task]) -> list[Weighed]:
     return [weigh(t) for t in tasks]
 
 
 def run_ray(tasks: Sequence[Task], workers: int, address: str | None = None,
-            progress: Callable[[int, int], None] | None = None) -> list[list[list[float]]]:
+            progress: Callable[[int, int], None] | None = None) -> list[Weighed]:
     """Each task's scores, in order, weighed by Ray tasks (a local Ray of ``workers`` CPUs,
     or the cluster at ``address``)."""
     try:
@@ -137,7 +137,7 @@ def run_ray(tasks: Sequence[Task], workers: int, address: str | None = None,
             ref = remote.remote(list(tasks[i:i + chunk]))
             order[ref] = i
             pending.append(ref)
-        results: list[list[list[float]] | None] = [None] * total
+        results: list[Weighed | None] = [None] * total
         done_count = 0
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
