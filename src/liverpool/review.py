@@ -42,7 +42,7 @@ WORLDS = 24  # worlds per decision (the default)
 MAX_CANDIDATES = 8  # candidates weighed at one decision at most
 # labels by expected points lost: at least this many points, and more than NOISE standard errors
 INACCURACY, MISTAKE, BLUNDER = 6.0, 12.0, 24.0
-NOISE = 2.0
+NOISE = 3.0  # standard errors a loss must pass to earn a label (docs/review.md: calibration)
 ACCURACY_SCALE = 12.0  # points lost at which a decision's accuracy is 100/e (about 37)
 KINDS = ("draw", "buy", "call", "go_down", "lay_off", "discard")
 LABELS = ("inaccuracy", "mistake", "blunder")
