@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from liverpool import cli
 from liverpool.record import replay
 from liverpool.simulate import (
     BotStats,
@@ -25,6 +26,7 @@ from liverpool.simulate import (
     run_ray,
     specs_for,
     summarize,
+    summarize_duplicate,
     wilson,
 )
 
@@ -297,3 +299,54 @@ def test_simulate_player_count_outside_the_preset() -> None:
                      "standard", "--workers", "1", "--json")
     assert done.returncode != 0
     assert "3-8" in done.stderr and "Traceback" not in done.stderr
+
+
+# ---- duplicate play ----------------------------------------------------------------------------
+def test_duplicate_plays_each_deal_once_per_rotation_with_the_same_cards() -> None:
+    bots = ["expert:4it", "basic", "random"]
+    specs = specs_for(2, "standard", {"hands": [1, 2]}, bots, seed=9, duplicate=True)
+    assert len(specs) == 6
+    for d in range(2):
+        rotations = [s for s in specs if s.deal == d]
+        assert len(rotations) == 3 and len({s.seed for s in rotations}) == 1
+        # every bot in every seat once per deal
+        for seat in range(3):
+            assert sorted(s.bots[seat] for s in rotations) == sorted(bots)
+    assert specs[0].seed != specs[3].seed  # two deals, two different decks
+    results = [play_game(s, keep_record=True) for s in specs[:3]]
+    decks = [r.record["deals"] for r in results if r.record is not None]
+    assert len(decks) == 3
+    # the same cards in each hand for every rotation, however the first hand went
+    assert decks[0] == decks[1] == decks[2]
+    assert all(r.deal == 0 for r in results)
+
+
+def test_duplicate_results_count_each_deal_once() -> None:
+    def game(index: int, deal: int, bots: tuple[str, ...], winners: list[int],
+             totals: list[int]) -> GameResult:
+        return GameResult(index, bots, totals, winners, [], [], [], 0, deal=deal)
+    results = [
+        # deal 0: A wins in both rotations; deal 1: A wins once, B once; deal 2: a shared win
+        game(0, 0, ("A", "B"), [0], [0, 50]), game(1, 0, ("B", "A"), [1], [40, 0]),
+        game(2, 1, ("A", "B"), [0], [5, 30]), game(3, 1, ("B", "A"), [0], [0, 20]),
+        game(4, 2, ("A", "B"), [0, 1], [10, 10]), game(5, 2, ("B", "A"), [1], [30, 0]),
+    ]
+    stats, deals = summarize_duplicate(results)
+    by = {s.bot: s for s in stats}
+    assert by["A"].shares == [1.0, 0.5, 0.75] and by["B"].shares == [0.0, 0.5, 0.25]
+    assert by["A"].points == [0.0, 12.5, 5.0]
+    mean = statistics.fmean([1.0, 0.5, 0.75])
+    half = 1.96 * statistics.stdev([1.0, 0.5, 0.75]) / math.sqrt(3)
+    low, high = by["A"].interval()
+    assert math.isclose(low, mean - half) and high == 1.0  # clipped at 100%
+    assert [d["deal"] for d in deals] == [0, 1, 2] and deals[1]["bots"]["B"]["win_share"] == 0.5
+
+
+def test_simulate_duplicate_reports_the_deals(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["simulate", "--games", "2", "--players", "2", "--bots", "basic,random",
+                     "--rules", "arena", "--override", "hands=[1]", "--duplicate",
+                     "--workers", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["games"] == 4 and out["duplicate"]["deals"] == 2
+    assert {b["bot"] for b in out["duplicate"]["bots"]} == {"basic", "random"}
+    assert all(d["games"] == 2 for d in out["duplicate"]["per_deal"])

@@ -373,6 +373,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=("local", "ray"), default="local")
     p.add_argument("--address", help="address of an existing Ray cluster")
     p.add_argument("--records", metavar="DIR", help="write every game's record here")
+    p.add_argument("--duplicate", action="store_true",
+                   help="play each deal once per rotation of the seats (--games counts deals): "
+                        "the same cards for every bot in every seat; the win rate's interval "
+                        "from the deals")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_lazy("simulate"))
 

@@ -1,6 +1,9 @@
 """The tournament simulator: many games between bots, on one core, several, or a Ray cluster.
 
 Domain words: *table* (the bots seated for a game, rotated so no seat order favours a bot),
+*duplicate* (each *deal* played once per rotation of the seats: the same cards, hand by hand,
+with every bot in every seat, so the luck of the cards cancels between the bots; the win rate's
+interval is then worked out from the deals, each deal one observation),
 *game seed* (derived from the base seed and the game's index, so results do not depend on the
 worker count or the backend), *result* (one game's points, wins and contracts made per seat),
 *incident* (an external bot that answered late, wrongly or not at all: recorded with the game and
@@ -25,6 +28,7 @@ from typing import Any
 
 from .bots import close_bot, make_bot
 from .bots.external import _CtrlCHeld, close_all
+from .cards import new_deck
 from .engine import Event, Game, HandEnded, HandStarted
 from .match import Match
 from .record import game_record
@@ -40,6 +44,7 @@ class GameSpec:
     seed: int
     bot_timeout: float | None = None  # external bots' time limit per decision (seconds)
     cwd: str | None = None  # where external bots' commands run (workers may start elsewhere)
+    deal: int | None = None  # duplicate: the deal's number (its hands' decks come from ``seed``)
 
 
 @dataclass
@@ -54,6 +59,7 @@ class GameResult:
     decisions: int
     record: dict[str, Any] | None = None
     incidents: list[dict[str, Any]] = field(default_factory=list)
+    deal: int | None = None  # duplicate: the deal this game played
 
 
 def game_seed(base: int, index: int) -> int:
@@ -63,9 +69,18 @@ def game_seed(base: int, index: int) -> int:
 
 def specs_for(games: int, preset: str, overrides: dict[str, Any], bots: Sequence[str],
               seed: int, bot_timeout: float | None = None,
-              cwd: str | None = None) -> list[GameSpec]:
+              cwd: str | None = None, duplicate: bool = False) -> list[GameSpec]:
+    """The games to play. ``duplicate``: ``games`` deals, each played once per rotation of the
+    seats (``games`` × players games), every rotation of a deal dealt the same cards."""
     n = len(bots)
     out = []
+    if duplicate:
+        for d in range(games):
+            for shift in range(n):
+                seated = tuple(bots[(s - shift) % n] for s in range(n))
+                out.append(GameSpec(d * n + shift, preset, dict(overrides), seated,
+                                    game_seed(seed, d), bot_timeout, cwd, deal=d))
+        return out
     for i in range(games):
         shift = i % n  # rotate seats: every bot sits in every seat equally often
         seated = tuple(bots[(s - shift) % n] for s in range(n))
@@ -79,7 +94,8 @@ def play_game(spec: GameSpec, keep_record: bool = False) -> GameResult:
     are deterministic and answer in time)."""
     rules = RuleSet.preset(spec.preset, spec.overrides)
     names = [f"{b}#{s}" for s, b in enumerate(spec.bots)]
-    game = Game(rules, names, seed=spec.seed)
+    deals = duplicate_decks(rules, len(names), spec.seed) if spec.deal is not None else None
+    game = Game(rules, names, seed=spec.seed, deals=deals)
     contract = 0  # the number of the hand in progress's contract (seat 0's)
     contracts: list[int] = []
     points: list[list[int]] = []
@@ -102,7 +118,26 @@ def play_game(spec: GameSpec, keep_record: bool = False) -> GameResult:
     return GameResult(
         index=spec.index, bots=spec.bots, totals=list(game.totals), winners=list(game.winners),
         hand_points=points, made=made, contract_numbers=contracts, decisions=len(game.actions),
-        record=game_record(game) if keep_record else None, incidents=incidents)
+        record=game_record(game) if keep_record else None, incidents=incidents,
+        deal=spec.deal)
+
+
+def duplicate_decks(rules: RuleSet, players: int, seed: int) -> list[list[int]]:
+    """A deal's decks, hand by hand, from its seed alone: every rotation of a duplicate deal
+    gets the same cards in each hand however the hands before went (a hand's own reshuffles of
+    the discard pile still follow the play). Enough for the hands a game of these rules plays
+    (for "own" progression, twice its contracts and ten more; later hands are shuffled by the
+    game)."""
+    pack = new_deck(rules.decks_for(players), rules.jokers_per_deck)
+    hands = len(rules.hand_list())
+    if rules.progression == "own":
+        hands = 2 * len(rules.contracts) + 10
+    out = []
+    for k in range(hands):
+        deck = list(pack)
+        random.Random(f"liverpool:duplicate:{seed}:{k}").shuffle(deck)
+        out.append(deck)
+    return out
 
 
 # ---- Ctrl-C in pool workers -------------------------------------------------------------------
@@ -311,6 +346,62 @@ def summarize(results: Sequence[GameResult]) -> list[BotStats]:
     return list(stats.values())
 
 
+@dataclass
+class DealStats:
+    """One bot's results over duplicate deals: each deal's win share and mean points over the
+    seats it held in that deal's rotations (one observation per deal)."""
+
+    bot: str
+    shares: list[float] = field(default_factory=list)
+    points: list[float] = field(default_factory=list)
+
+    def interval(self, z: float = 1.96) -> tuple[float, float]:
+        """The win rate's 95% interval from the deals (normal, on the per-deal shares)."""
+        n = len(self.shares)
+        if n < 2:
+            return (0.0, 1.0)
+        mean = statistics.fmean(self.shares)
+        half = z * statistics.stdev(self.shares) / math.sqrt(n)
+        return (max(0.0, mean - half), min(1.0, mean + half))
+
+    def to_json(self) -> dict[str, Any]:
+        low, high = self.interval()
+        return {"bot": self.bot, "deals": len(self.shares),
+                "win_rate": statistics.fmean(self.shares) if self.shares else 0.0,
+                "win_rate_ci95": [low, high],
+                "mean_points": statistics.fmean(self.points) if self.points else 0.0}
+
+
+def summarize_duplicate(results: Sequence[GameResult]) -> tuple[list[DealStats],
+                                                                 list[dict[str, Any]]]:
+    """Per bot over the deals, and each deal's results (its rotations pooled per bot)."""
+    by_deal: dict[int, list[GameResult]] = {}
+    for r in results:
+        if r.deal is not None:
+            by_deal.setdefault(r.deal, []).append(r)
+    stats: dict[str, DealStats] = {}
+    deals: list[dict[str, Any]] = []
+    for d in sorted(by_deal):
+        wins: dict[str, float] = {}
+        pts: dict[str, float] = {}
+        seats: dict[str, int] = {}
+        for r in by_deal[d]:
+            share = 1.0 / len(r.winners) if r.winners else 0.0
+            for seat, bot in enumerate(r.bots):
+                seats[bot] = seats.get(bot, 0) + 1
+                wins[bot] = wins.get(bot, 0.0) + (share if seat in r.winners else 0.0)
+                pts[bot] = pts.get(bot, 0.0) + r.totals[seat]
+        row: dict[str, Any] = {"deal": d, "games": len(by_deal[d]), "bots": {}}
+        for bot in seats:
+            share, mean = wins[bot] / seats[bot], pts[bot] / seats[bot]
+            st = stats.setdefault(bot, DealStats(bot))
+            st.shares.append(share)
+            st.points.append(mean)
+            row["bots"][bot] = {"win_share": share, "mean_points": mean}
+        deals.append(row)
+    return list(stats.values()), deals
+
+
 def write_records(results: Sequence[GameResult], folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for r in results:
@@ -369,7 +460,9 @@ def main(args: Any) -> int:
     rules = RuleSet.preset(args.rules, overrides)
     rules.check_players(args.players)
     workers = args.workers or os.cpu_count() or 1
-    specs = specs_for(args.games, args.rules, overrides, bots, args.seed, timeout, cwd)
+    duplicate = bool(getattr(args, "duplicate", False))
+    specs = specs_for(args.games, args.rules, overrides, bots, args.seed, timeout, cwd,
+                      duplicate)
     err = Console(stderr=True)
     try:
         with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(),
@@ -389,10 +482,15 @@ def main(args: Any) -> int:
         write_records(results, Path(args.records))
     stats = summarize(results)
     incidents = [i for r in results for i in r.incidents]
+    dup, per_deal = summarize_duplicate(results) if duplicate else ([], [])
     if args.json:
-        print(json.dumps({"games": len(results), "players": args.players, "rules": args.rules,
-                          "seed": args.seed, "bots": [s.to_json() for s in stats],
-                          "incidents": incidents}))
+        out_json: dict[str, Any] = {
+            "games": len(results), "players": args.players, "rules": args.rules,
+            "seed": args.seed, "bots": [s.to_json() for s in stats], "incidents": incidents}
+        if duplicate:
+            out_json["duplicate"] = {"deals": len(per_deal),
+                                     "bots": [d.to_json() for d in dup], "per_deal": per_deal}
+        print(json.dumps(out_json))
         return 0
     table = Table(title=f"{len(results)} games, {args.players} players, {args.rules} rules")
     contract_cols = sorted({k for s in stats for k in s.made})
@@ -409,6 +507,17 @@ def main(args: Any) -> int:
                       f"{j['median_points']:g}", f"{j['mean_points_per_hand']:.1f}", made)
     out = Console()
     out.print(table)
+    if duplicate:
+        dt = Table(title=f"duplicate: {len(per_deal)} deals, each played by every rotation "
+                         f"of the seats; the interval counts each deal once")
+        for col in ("bot", "deals", "win rate", "95% CI (deals)", "mean pts"):
+            dt.add_column(col, justify="left" if col == "bot" else "right")
+        for d in dup:
+            j = d.to_json()
+            low, high = j["win_rate_ci95"]
+            dt.add_row(d.bot, str(j["deals"]), f"{j['win_rate']:.1%}", f"{low:.1%}-{high:.1%}",
+                       f"{j['mean_points']:.1f}")
+        out.print(dt)
     if incidents:
         out.print(f"[bold]{len(incidents)} incident{'s' if len(incidents) > 1 else ''}[/] "
                   f"(the basic bot finished those games for the seat):")
