@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .raysession import ray_session
 from .record import RecordError, ReplayError
 from .review import WORLDS, Review, SeatReview, Task, Weighed, judge, run_tasks, tasks_of, weigh
 
@@ -113,21 +114,10 @@ def run_ray(tasks: Sequence[Task], workers: int, address: str | None = None,
             progress: Callable[[int, int], None] | None = None) -> list[Weighed]:
     """Each task's scores, in order, weighed by Ray tasks (a local Ray of ``workers`` CPUs,
     or the cluster at ``address``)."""
-    try:
-        import ray  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        raise SystemExit("the ray backend needs Ray: pip install 'liverpool-rummy[ray]'") from None
     total = len(tasks)
     if not total:
         return []
-    started = False
-    if not ray.is_initialized():
-        if address:
-            ray.init(address=address, log_to_driver=False)
-        else:
-            ray.init(num_cpus=max(1, workers), log_to_driver=False, include_dashboard=False)
-        started = True
-    try:
+    with ray_session(workers, address) as ray:
         remote = ray.remote(_weigh_chunk)
         # small chunks: a decision takes a fraction of a second, a game's worth takes minutes
         chunk = max(1, min(16, total // (max(1, workers) * 8) or 1))
@@ -149,6 +139,3 @@ def run_ray(tasks: Sequence[Task], workers: int, address: str | None = None,
                 if progress:
                     progress(done_count, total)
         return [r for r in results if r is not None]
-    finally:
-        if started:
-            ray.shutdown()

@@ -31,6 +31,7 @@ from .bots.external import _CtrlCHeld, close_all
 from .cards import new_deck
 from .engine import Event, Game, HandEnded, HandStarted
 from .match import Match
+from .raysession import ray_session
 from .record import game_record
 from .rules import RuleSet, parse_overrides
 
@@ -261,18 +262,7 @@ def run_local(specs: list[GameSpec], workers: int, keep_record: bool,
 
 def run_ray(specs: list[GameSpec], workers: int, keep_record: bool, address: str | None,
             progress: Callable[[int], None] | None = None) -> list[GameResult]:
-    try:
-        import ray  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        raise SystemExit("the ray backend needs Ray: pip install 'liverpool-rummy[ray]'") from None
-    started = False
-    if not ray.is_initialized():
-        if address:
-            ray.init(address=address, log_to_driver=False)
-        else:
-            ray.init(num_cpus=max(1, workers), log_to_driver=False, include_dashboard=False)
-        started = True
-    try:
+    with ray_session(workers, address) as ray:
         remote = ray.remote(_play_chunk)
         chunk = max(1, min(8, len(specs) // (max(1, workers) * 4) or 1))
         pending = [remote.remote(specs[i:i + chunk], keep_record)
@@ -285,9 +275,6 @@ def run_ray(specs: list[GameSpec], workers: int, keep_record: bool, address: str
                 if progress:
                     progress(1 if isinstance(part, GameResult) else len(part))
         return sorted(results, key=lambda r: r.index)
-    finally:
-        if started:
-            ray.shutdown()
 
 
 # ---- statistics -------------------------------------------------------------------------------

@@ -14,11 +14,11 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from .cluster import HeldElsewhere
 from .context import ServerContext, context_of
 from .guard import client_of
 from .limits import TABLE_ID, ApiError
 from .routes_lobby import read_body
+from .routes_tables import table_owner
 from .table import TableOwner
 
 router = APIRouter()
@@ -68,13 +68,8 @@ def _answer(known: dict[str, Any]) -> JSONResponse:
 
 
 async def _finished(context: ServerContext, table_id: str) -> TableOwner:
-    """A finished table's owner (as its record and replay are found), else 404 or 403."""
-    try:
-        owner = await context.registry.get(table_id) if TABLE_ID.fullmatch(table_id) else None
-    except HeldElsewhere:  # so it is still in play
-        raise ApiError(403, "not_over", "the game is not over yet") from None
-    if owner is None:
-        raise ApiError(404, "not_found", f"there is no table {table_id[:40]!r}")
+    """A finished table's owner, else 404 or 403."""
+    owner = await table_owner(context, table_id)
     if owner.status != "over":
         raise ApiError(403, "not_over", "a game is reviewed once it is over")
     return owner

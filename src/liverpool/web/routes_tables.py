@@ -41,7 +41,7 @@ async def get_table(table_id: str, request: Request) -> dict[str, Any]:
 
 @router.get("/api/tables/{table_id}/record")
 async def record(table_id: str, request: Request) -> dict[str, Any]:
-    owner = await _finished(context_of(request), table_id)
+    owner = await table_owner(context_of(request), table_id)
     if owner.status != "over":
         raise ApiError(403, "not_over", "the record is shown once the game is over")
     return owner.record()
@@ -50,7 +50,7 @@ async def record(table_id: str, request: Request) -> dict[str, Any]:
 @router.get("/api/tables/{table_id}/replay")
 async def replay(table_id: str, request: Request) -> Response:
     context = context_of(request)
-    owner = await _finished(context, table_id)
+    owner = await table_owner(context, table_id)
     if owner.status != "over":
         raise ApiError(403, "not_over", "the replay is shown once the game is over")
     if not context.registry.replay_kept(owner):  # building one costs; a kept one does not
@@ -62,8 +62,9 @@ async def replay(table_id: str, request: Request) -> Response:
     return Response(plain, media_type="application/json", headers={"vary": "accept-encoding"})
 
 
-async def _finished(context: ServerContext, table_id: str) -> TableOwner:
-    """A finished table's owner (records and replays): loaded on any server."""
+async def table_owner(context: ServerContext, table_id: str) -> TableOwner:
+    """A table's owner as its record, replay and reviews are found: loaded on any server; 404
+    when there is none, 403 ``not_over`` while it is held elsewhere (so still in play)."""
     try:
         owner = await context.registry.get(table_id) if TABLE_ID.fullmatch(table_id) else None
     except HeldElsewhere:  # so it is still in play
