@@ -77,10 +77,12 @@ def test_drawing_from_the_stock_when_the_discard_completes_the_contract_before_a
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "not labelled robustly: with 24 worlds the review calls discarding 8H a blunder (27.2 "
-    "points, se 12.6) but with 48 worlds it loses 4.5 points (se 9.5), no label; the down "
-    "seat still holds two cards, so taking 8H does not put it out, and seat 0's heavy hand "
-    "pays about as much whenever the hand ends"))
+    "not labelled: at 48 worlds discarding 8H loses 4.5 points (se 9.5). In standard a "
+    "discard that fits a meld is called out of turn; the caller lays it off but still holds "
+    "its last card, so feeding does not end the hand, and seat 0 pays about as much whenever "
+    "it ends (a variant with the down seat on one card and seat 0 near its contract: 3.5 "
+    "points, se 6.9). A position where the fed card ends the hand at once is still to be "
+    "built"))
 def test_discarding_the_card_a_down_opponents_run_needs() -> None:
     # standard rules, contract 2: seat 1 is down with 9H 9S 9D 9C and the run 4H 5H 6H 7H and
     # holds two cards; seat 0 throws 8H, which a down seat may take and lay off on that run
