@@ -108,6 +108,7 @@ def test_two_friends_chat_react_mute_and_see_who_watches(server: Server,
     assert cy.page.locator("#chat-input").is_disabled()
     assert ann.page.locator("#chat-host").is_visible()
     assert not bea.page.locator("#chat-host").is_visible()
+    # (Ann has just used her chat allowance: the host's change has its own)
     ann.page.check("#chat-spectators")
     cy.page.wait_for_selector("#chat-input:not([disabled])")
     _say(cy, "nice hand")

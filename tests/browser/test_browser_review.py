@@ -28,7 +28,7 @@ def _finished_seated(server: Server, ann: Player) -> tuple[str, dict[str, Any]]:
     in her browser; and its replay."""
     res = server.api("POST", "/api/tables", {
         "nickname": "Ann", "rules": "standard", "overrides": {"hands": [1, 2]}, "seed": 21,
-        "seats": [{"kind": "human"}, {"kind": "bot", "level": "basic"},
+        "seats": [{"kind": "human"}, {"kind": "bot", "level": "random"},
                   {"kind": "bot", "level": "basic"}], "turn_timer": 0.01})
     table = str(res["table"]["id"])
     server.api("POST", f"/api/tables/{table}/start", {"token": res["token"]})
@@ -65,6 +65,9 @@ def _expected_marks(action: dict[str, Any], step: dict[str, Any]) -> dict[str, l
     return {"hand": [], "pile": []}
 
 
+SEAT = 1  # the random bot's
+
+
 def test_from_the_game_over_screen_to_the_review(server: Server, make_player: Any) -> None:
     ann = make_player("Ann", viewport=DESKTOP)
     page = ann.page
@@ -83,7 +86,11 @@ def test_from_the_game_over_screen_to_the_review(server: Server, make_player: An
     page.click("#review-link")
     page.wait_for_url(f"**/review/{table}?seat=0")
     page.wait_for_selector("#review-svg", timeout=120_000)
-    review = server.api("GET", f"/api/tables/{table}/review?seat=0")["review"]["seats"][0]
+    # the random bot's seat: its review surely has labelled decisions (a well played seat's
+    # may have none, as it should)
+    page.goto(server.base + f"/review/{table}?seat={SEAT}")
+    page.wait_for_selector("#review-svg", timeout=120_000)
+    review = server.api("GET", f"/api/tables/{table}/review?seat={SEAT}")["review"]["seats"][0]
     decisions = review["decisions"]
     labelled = [d for d in decisions if d["label"]]
     assert labelled, "this game's review has no labelled decision to test with"
@@ -105,7 +112,7 @@ def test_from_the_game_over_screen_to_the_review(server: Server, make_player: An
     page.click(f"#review-svg circle.mark[data-index='{d['index']}']")
     page.wait_for_selector(f"#review-position[data-index='{d['index']}']")
     step = _before(replay, d["index"])
-    assert page.eval_on_selector_all("#review-hand .card", CARDS) == step["hands"][0]
+    assert page.eval_on_selector_all("#review-hand .card", CARDS) == step["hands"][SEAT]
     for cls, action in (("played", d["action"]), ("better", d["best"])):
         got = _marked(page, cls)
         assert {"hand": sorted(got["hand"]), "pile": got["pile"]} == \
@@ -117,7 +124,7 @@ def test_from_the_game_over_screen_to_the_review(server: Server, make_player: An
     page.click(f"#review-decisions li[data-index='{other['index']}'] button")
     page.wait_for_selector(f"#review-position[data-index='{other['index']}']")
     assert page.eval_on_selector_all("#review-hand .card", CARDS) == \
-        _before(replay, other["index"])["hands"][0]
+        _before(replay, other["index"])["hands"][SEAT]
 
     # learn from your mistakes: asked first, then the verdict
     puzzles = [x for x in decisions if x["label"] in ("mistake", "blunder")]
@@ -130,7 +137,7 @@ def test_from_the_game_over_screen_to_the_review(server: Server, make_player: An
         assert sorted(choices) == sorted(json.dumps(c["action"], separators=(",", ":"))
                                          for c in p["candidates"])
         assert page.eval_on_selector_all("#review-learn .review-hand .card", CARDS) == \
-            _before(replay, p["index"])["hands"][0]
+            _before(replay, p["index"])["hands"][SEAT]
         # first what was played (a mistake: not the best), then the best
         pick = p["action"] if k == 0 else p["best"]
         page.locator(".learn-choice").nth(
@@ -152,7 +159,7 @@ def test_from_the_game_over_screen_to_the_review(server: Server, make_player: An
     # scrolling, the chart inside the screen
     bea = make_player("Bea", viewport=PHONE, color_scheme="dark", has_touch=True,
                       is_mobile=True)
-    bea.page.goto(server.base + f"/review/{table}?seat=0")
+    bea.page.goto(server.base + f"/review/{table}?seat={SEAT}")
     bea.page.wait_for_selector("#review-svg")
     assert bea.page.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
     box = bea.page.locator("#review-svg").bounding_box()

@@ -133,6 +133,9 @@ class TableChat:
         self.n = 0  # the number of the last line said
         self.guests: dict[str, int] = {}  # a guest's speaker id -> their number
         self.allowances = Allowances(limits.chat_burst, limits.chat_every)
+        # the host's changes of the settings have an allowance of their own: a host who has
+        # just chatted may still open the chat to spectators
+        self.setting_allowances = Allowances(limits.chat_burst, limits.chat_every)
         self._watchers: dict[str, Any] = {"count": 0, "names": []}  # as last told
         self._watchers_at = float("-inf")
         self._writes: set[asyncio.Task[None]] = set()
@@ -200,17 +203,20 @@ class TableChat:
             return True
         return False
 
-    def _take(self, conn: Conn) -> bool:
-        """One from the connection's allowances, or False after saying how long to wait."""
+    def _take(self, conn: Conn, settings: bool = False) -> bool:
+        """One from the connection's allowances (``settings``: those of the host's changes),
+        or False after saying how long to wait."""
         keys = self._allowance_keys(conn)
-        wait = self.allowances.wait(keys)
+        pool = self.setting_allowances if settings else self.allowances
+        wait = pool.wait(keys)
         if wait > 0:
             limits = self.t.settings.limits
-            conn.error("chat_rate", f"too many chat messages: at most {limits.chat_burst} at "
+            what = "changes of the chat's settings" if settings else "chat messages"
+            conn.error("chat_rate", f"too many {what}: at most {limits.chat_burst} at "
                                     f"once, then one every {limits.chat_every:g} s; wait "
                                     f"{max(1, round(wait))} s (this one was not sent)")
             return False
-        self.allowances.take(keys)
+        pool.take(keys)
         return True
 
     # ---- the messages ----------------------------------------------------------------------
@@ -249,7 +255,7 @@ class TableChat:
                                    "the chat's settings")
             return
         if (on, spectators) != (self.on, self.spectators):
-            if not self._take(conn):  # each change is stored: not one per message
+            if not self._take(conn, settings=True):  # each change is stored: not one a message
                 return
             try:
                 await self.t.store.add_note(self.t.id, {"chat_settings": {
@@ -314,6 +320,7 @@ class TableChat:
     def gone(self, conn: Conn) -> None:
         """A connection closed: its own allowance goes, and the watchers may have changed."""
         self.allowances.forget(("socket", id(conn)))
+        self.setting_allowances.forget(("socket", id(conn)))
         self.watchers_changed()
 
     # ---- the store -------------------------------------------------------------------------
