@@ -14,7 +14,7 @@
 import { contractText } from "./cards.js";
 import {
   api, changeText, copyText, errorText, forgetEverything, getPlayer, h, ordinal, ratingText,
-  ratingValue, renamePlayer, savePlayer,
+  ratingValue, renamePlayer, savePlayer, svg,
 } from "./util.js";
 
 const GAMES_PAGE = 10; // games per page of a player's list
@@ -59,20 +59,6 @@ function seatName(s) {
 }
 
 // ---- the rating chart ------------------------------------------------------------------------
-
-const SVG = "http://www.w3.org/2000/svg";
-
-function svg(tag, attrs = {}, ...children) {
-  const el = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined) continue;
-    if (k === "class") el.setAttribute("class", v);
-    else if (k === "text") el.textContent = v;
-    else el.setAttribute(k, String(v));
-  }
-  for (const c of children) if (c) el.append(c);
-  return el;
-}
 
 /**
  * The rating over time as an SVG ``width`` pixels wide (drawn at the box's own width, so that

@@ -12,27 +12,12 @@
 // asked as a question).
 
 import { cardElement, meldElement, richText } from "./cards.js";
-import { actionLabel, api, errorText, h, savedSeat, sentence } from "./util.js";
+import { actionLabel, api, errorText, h, savedSeat, sentence, svg } from "./util.js";
 
 export const BADGES = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 const LABEL_WORDS = { inaccuracy: "inaccuracy", mistake: "mistake", blunder: "blunder" };
 const POLL_MS = 1000;
 const enc = encodeURIComponent;
-const SVG = "http://www.w3.org/2000/svg";
-
-function svg(tag, attrs = {}, ...children) {
-  const el = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined) continue;
-    if (k === "class") el.setAttribute("class", v);
-    else if (k === "text") el.textContent = v;
-    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-    else el.setAttribute(k, String(v));
-  }
-  for (const c of children) if (c) el.append(c);
-  return el;
-}
-
 const points = (x) => `${Number(x).toFixed(1)} point${Number(x) === 1 ? "" : "s"}`;
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));

@@ -408,3 +408,19 @@ export function describeSeats(summary) {
   return summary.seats.map((s) => s.kind === "bot" ? `${s.name || "bot"} (${s.level})` :
     (s.name || "open seat")).join(", ");
 }
+
+/** An SVG element (charts: the player's rating, a review's losses): attributes as ``h`` takes
+ * them (``class``, ``text``, ``on...`` listeners), then its children. */
+const SVG_NS = "http://www.w3.org/2000/svg";
+export function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined) continue;
+    if (k === "class") el.setAttribute("class", v);
+    else if (k === "text") el.textContent = v;
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, String(v));
+  }
+  for (const c of children) if (c) el.append(c);
+  return el;
+}
