@@ -43,6 +43,7 @@ MAX_CANDIDATES = 8  # candidates weighed at one decision at most
 # labels by expected points lost: at least this many points, and more than NOISE standard errors
 INACCURACY, MISTAKE, BLUNDER = 6.0, 12.0, 24.0
 NOISE = 3.0  # standard errors a loss must pass to earn a label (docs/review.md: calibration)
+CONFIRM_ROUNDS = 4  # a loss still undecided is weighed in fresh worlds up to this many times
 ACCURACY_SCALE = 12.0  # points lost at which a decision's accuracy is 100/e (about 37)
 KINDS = ("draw", "buy", "call", "go_down", "lay_off", "discard")
 LABELS = ("inaccuracy", "mistake", "blunder")
@@ -250,10 +251,23 @@ def weigh(task: Task) -> Weighed:
     best = min(range(len(means)), key=lambda i: (means[i], i))
     confirm = None
     if best != 0 and means[0] - means[best] >= INACCURACY / 2:
-        again = _scores(task.view, (task.candidates[0], task.candidates[best]),
-                        random.Random(task.seed ^ 0x5EED), task.worlds)
-        confirm = (tuple(again[0]), tuple(again[1]))
+        pair = (task.candidates[0], task.candidates[best])
+        played: list[float] = []
+        other: list[float] = []
+        for r in range(CONFIRM_ROUNDS):
+            again = _scores(task.view, pair, random.Random((task.seed ^ 0x5EED) + r), task.worlds)
+            played += again[0]
+            other += again[1]
+            if not undecided(*paired_loss(played, other)):
+                break
+        confirm = (tuple(played), tuple(other))
     return Weighed(tuple(tuple(x) for x in scores), best, confirm)
+
+
+def undecided(loss: float, se: float) -> bool:
+    """A loss large enough for a label but not yet past the noise: more worlds may settle it
+    (a hand's points swing widely, so a real mistake can hide in 24 worlds' noise)."""
+    return INACCURACY <= loss <= NOISE * se
 
 
 def paired_loss(played: Sequence[float], other: Sequence[float]) -> tuple[float, float]:
