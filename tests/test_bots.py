@@ -28,7 +28,7 @@ from liverpool.record import replay
 from liverpool.rules import PRESET_NAMES, RuleSet
 from liverpool.simulate import play_game, specs_for
 
-LEVELS = ("random", "basic", "expert:2it")
+LEVELS = ("random", "basic", "expert:2it", "level:3")
 
 # One player count per preset, inside the preset's range (docs/rules.md (Presets): standard is 3-8,
 # the others 2-8); varied so that 2, 3 and 4+ player tables all occur.

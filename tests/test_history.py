@@ -60,8 +60,8 @@ def test_a_plain_game_played_to_its_end_is_counted_once(
     rec = json.loads(save.read_text())
     _, standings = standings_of_record(rec)
     me = standings[0]
-    rated = [Entry(Rating(), me.place), Entry(BOT_RATINGS["basic"], standings[1].place, True),
-             Entry(BOT_RATINGS["random"], standings[2].place, True)]
+    rated = [Entry(Rating(), me.place), Entry(BOT_RATINGS["level:5"], standings[1].place, True),
+             Entry(BOT_RATINGS["level:1"], standings[2].place, True)]
     after = rate(rated)[0]
     change = f"Rating {Rating().text()} -> {after.text()} ({after.shown - Rating().shown:+d})"
     assert change in out and f"of 3 with {me.points} point" in out
@@ -117,7 +117,7 @@ def test_the_same_game_recorded_twice_is_added_once(tmp_path: Path) -> None:
     # the update is the model's: the expert fixed, the unmeasured bot a newcomer
     _, standings = standings_of_record(rec)
     want = rate([Entry(Rating(), standings[0].place),
-                 Entry(BOT_RATINGS["expert"], standings[1].place, True),
+                 Entry(BOT_RATINGS["level:7"], standings[1].place, True),
                  Entry(Rating(), standings[2].place)])[0]
     assert Rating.from_json(first.entry["rating_after"]) == want
     lines = profile.history_path(data()).read_text().splitlines()

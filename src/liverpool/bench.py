@@ -472,10 +472,11 @@ def _print_tables(out: dict[str, Any]) -> None:
 
 def main(args: argparse.Namespace) -> int:
     target = getattr(args, "target", "engine")
-    if target in ("server", "peer", "bot-ratings", "review"):
+    if target in ("server", "peer", "bot-ratings", "ladder", "review"):
         import importlib  # the web stack (or OpenSpiel) loads only for its target
         module = {"server": "liverpool.benchmarks.cluster", "peer": "liverpool.peerbench",
                   "bot-ratings": "liverpool.benchmarks.botratings",
+                  "ladder": "liverpool.benchmarks.ladder",
                   "review": "liverpool.benchmarks.review"}[target]
         return int(importlib.import_module(module).main(args))
     out = run(quick=bool(getattr(args, "quick", False)))

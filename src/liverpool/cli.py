@@ -1,8 +1,8 @@
 """The ``liverpool`` command: ``play`` (terminal), ``history`` (the terminal's finished games
 and statistics), ``serve`` (browser), ``demo`` (a simulated
 game with its log), ``replay``, ``simulate``, ``bot`` (a built-in bot on the bot protocol),
-``bench``, ``soak``. Interfaces talk to the engine only through actions, legal actions, views
-and the events it tells (docs/engine.md)."""
+``bench``, ``soak``, ``levels`` (the computer players' ladder). Interfaces talk to the engine
+only through actions, legal actions, views and the events it tells (docs/engine.md)."""
 
 from __future__ import annotations
 
@@ -55,6 +55,29 @@ def cmd_replay(args: argparse.Namespace) -> int:
     else:
         _print_summary(out, result.game)
     return 0 if out["ok"] else 1
+
+
+def cmd_levels(args: argparse.Namespace) -> int:
+    """The ladder of computer players: each level's name, older name, rating and line."""
+    from .bots import LADDER
+    from .ratings import bot_rating
+    if args.json:
+        rows = []
+        for lv in LADDER:
+            r = bot_rating(lv.name)
+            rows.append({"level": lv.name, "title": lv.title, "alias": lv.alias,
+                         "about": lv.about, "rating": r.to_json() if r is not None else None})
+        print(json.dumps({"levels": rows}))
+        return 0
+    t = Table(title="computer players (liverpool play --bots LEVEL)")
+    for col in ("level", "title", "also", "rating", "plays"):
+        t.add_column(col, justify="right" if col == "rating" else "left")
+    for lv in LADDER:
+        r = bot_rating(lv.name)
+        t.add_row(lv.name, lv.title, lv.alias or "",
+                  "not measured" if r is None else f"{r.mu:.0f} ± {2 * r.sigma:.0f}", lv.about)
+    Console().print(t)
+    return 0
 
 
 def _print_summary(out: dict[str, Any], game: Game) -> None:
@@ -265,9 +288,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="play a game in the terminal against the computer")
     rules_args(p)
     p.add_argument("--players", type=int, default=4)
-    p.add_argument("--bots", default="basic",
-                   help="levels of the other seats (random, basic, expert, cmd:COMMAND), "
-                        "one per seat or one for all")
+    p.add_argument("--bots", default="level:5",
+                   help="levels of the other seats (level:1 to level:8, see liverpool levels; "
+                        "random, basic and expert are levels 1, 5 and 7; cmd:COMMAND), one "
+                        "per seat or one for all")
     p.add_argument("--seed", type=int, help="deal seed (default: a random one)")
     p.add_argument("--name", help="your name at the table (remembered in your profile; "
                                   "default: the remembered one, else You)")
@@ -279,6 +303,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the first-game walk-through of a turn (offered in the app on your "
                         "first game; in --plain only with this)")
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("levels", help="the computer players' levels, 1 to 8, with ratings")
+    p.add_argument("--json", action="store_true", help="one JSON object")
+    p.set_defaults(func=cmd_levels)
 
     p = sub.add_parser("history", help="your finished terminal games, newest first; your "
                                        "rating and statistics",
@@ -363,8 +391,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=100)
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--bots", default="expert,basic,basic,basic",
-                   help="one level per seat (random, basic, expert, expert:400it, "
-                        "expert:200ms, cmd:COMMAND), or one for every seat")
+                   help="one level per seat (level:1 to level:8, or random, basic, expert; "
+                        "expert:400it, expert:200ms, cmd:COMMAND), or one for every seat")
     p.add_argument("--bot-timeout", type=float, metavar="SECONDS",
                    help="time limit per decision for cmd: bots (default: "
                         "LIVERPOOL_BOT_TIMEOUT or 5)")
@@ -385,15 +413,18 @@ def build_parser() -> argparse.ArgumentParser:
                                    "(docs/bot-protocol.md): JSON lines on standard input and "
                                    "output, so that other programs can seat it, e.g. "
                                    "liverpool simulate --bots 'cmd:liverpool bot expert',basic")
-    p.add_argument("level", help="random, basic, expert, expert:400it or expert:200ms")
+    p.add_argument("level", help="level:1 to level:8 (random, basic, expert: levels 1, 5, 7), "
+                                 "expert:400it or expert:200ms")
     p.set_defaults(func=cmd_bot)
 
     p = sub.add_parser("bench", help="benchmarks: engine, solver and bots; or the web server")
     p.add_argument("target", nargs="?", default="engine",
-                   choices=("engine", "server", "peer", "bot-ratings", "review"),
+                   choices=("engine", "server", "peer", "bot-ratings", "ladder", "review"),
                    help="engine (default: engine, solver, bots), server, peer (the engine "
                         "side by side with OpenSpiel's gin rummy, which must be installed), "
-                        "bot-ratings (the built-in bots' ratings, measured by simulation), or "
+                        "bot-ratings (the first three bots' ratings, measured by simulation), "
+                        "ladder (the ratings of the levels 1 to 8, from a round robin in "
+                        "duplicate), or "
                         "review (a game review's time, and its accuracy by bot level)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quick", action="store_true", help="a short run (for tests)")
@@ -422,11 +453,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="peer: CPU-seconds of each side per round")
     p.add_argument("--games", type=int, metavar="N",
                    help="bot-ratings: games played (default 7500; a run that loses any exits "
-                        "1); review: games of the accuracy study (default 30)")
+                        "1); ladder: deals per pair of levels (default 8); review: games of "
+                        "the accuracy study (default 30)")
     p.add_argument("--workers", type=int, metavar="W",
-                   help="bot-ratings: processes (default 1); review: processes (default 2)")
+                   help="bot-ratings: processes (default 1); ladder, review: processes "
+                        "(default 2)")
     p.add_argument("--seed", type=int, metavar="S",
-                   help="bot-ratings, review: base seed (default 1)")
+                   help="bot-ratings, ladder, review: base seed (default 1)")
     p.add_argument("--worlds", type=int, metavar="K",
                    help="review: worlds per decision (default: the review's)")
     p.add_argument("--repeat", type=int, metavar="R",

@@ -73,16 +73,18 @@ class Rating:
 # doubtful). Their sigma is the measurement's uncertainty, so a game against a bot moves a
 # person as far as the model says a game against a player so well known should.
 BOT_RATINGS: dict[str, Rating] = {
-    "random": Rating(-813.8, 71.0),
-    "basic": Rating(1500.0, 40.0),
-    "expert": Rating(1859.5, 45.8),
+    "level:1": Rating(-813.8, 71.0),
+    "level:5": Rating(1500.0, 40.0),
+    "level:7": Rating(1859.5, 45.8),
 }
 
 
 def bot_rating(level: str | None) -> Rating | None:
-    """A built-in bot level's fixed rating; None for a level that has none (a host's own
-    command bot, whose strength nobody measured)."""
-    return BOT_RATINGS.get(level or "")
+    """A built-in bot level's fixed rating (``level:N`` or an alias: ``expert`` is level 7);
+    None for a level that has none (a host's own command bot, whose strength nobody
+    measured)."""
+    from .bots.ladder import canonical
+    return BOT_RATINGS.get(canonical(level or ""))
 
 
 @dataclass(frozen=True, slots=True)

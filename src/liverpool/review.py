@@ -19,7 +19,6 @@ but speed. Two games the seat saw alike get the same verdicts, whatever the hidd
 
 from __future__ import annotations
 
-import json
 import math
 import random
 import zlib
@@ -32,6 +31,7 @@ from .actions import Action
 from .bots.basic import BasicBot
 from .bots.expert import DISCARD_CANDIDATES, PLAYOUT_ROUNDS
 from .bots.heuristics import fits_table, keep_values, usefulness
+from .bots.hints import view_key
 from .bots.policy import play_out
 from .bots.worlds import sample_world
 from .cards import card_str, wild_cards
@@ -374,13 +374,6 @@ def reason(view: SeatView, played: Action, better: Action, loss: float) -> str:
 
 
 # ---- the review --------------------------------------------------------------------------------
-def view_key(view: SeatView) -> int:
-    """A number fixed by what the seat saw (its view: its hand, the table, what it knows of the
-    others): never by the record's hidden cards, so that two games the seat saw alike get the
-    same worlds, and the same verdicts."""
-    return zlib.crc32(json.dumps(view.to_json(), sort_keys=True, default=str).encode())
-
-
 def tasks_of(rec: dict[str, Any], seats: Iterable[int] | None = None,
              worlds: int = WORLDS) -> tuple[Game, list[Task]]:
     """The decisions to weigh for ``seats`` (None: every seat), from the record replayed by

@@ -39,8 +39,13 @@ def test_lobby_creates_a_table_with_bots_an_option_and_timers(server: Server,
     page.check("input[name='preset'][value='standard']")
     page.select_option("#seat-count", "4")
     page.select_option("select[data-seat='1']", "human")
-    page.select_option("select[data-seat='2']", "bot:random")
-    page.select_option("select[data-seat='3']", "bot:basic")
+    page.select_option("select[data-seat='2']", "bot:level:1")
+    page.select_option("select[data-seat='3']", "bot:level:3")
+    # the ladder by number, title and rating
+    words = page.eval_on_selector_all("select[data-seat='3'] option",
+                                      "os => os.map(o => o.textContent)")
+    assert words[1].startswith("computer: level 1, Beginner (rated ") and \
+        words[8].startswith("computer: level 8, Master"), words
     page.fill("#turn-timer", "30")
     page.fill("#buy-timer", "4")
     page.click(".rule-options summary")
@@ -54,7 +59,7 @@ def test_lobby_creates_a_table_with_bots_an_option_and_timers(server: Server,
     assert summary["overrides"] == {"max_buys": 2} and summary["public"] is True
     assert (summary["turn_timer"], summary["buy_timer"]) == (30, 4)
     assert [(s["kind"], s["level"]) for s in summary["seats"]] == [
-        ("human", None), ("human", None), ("bot", "random"), ("bot", "basic")]
+        ("human", None), ("human", None), ("bot", "level:1"), ("bot", "level:3")]
     page.wait_for_selector("#start")
 
     # someone else finds it in the list of public tables

@@ -273,7 +273,7 @@ def test_a_finished_game_shows_on_the_players_page_and_the_leaderboard(
     ann.page.click("#nav-leaderboard")
     ann.page.wait_for_selector(f"#leaderboard tr[data-player='{me['id']}']")
     assert "Ann Rated" in ann.page.inner_text(f"#leaderboard tr[data-player='{me['id']}']")
-    ann.page.wait_for_selector("#lb-bots li[data-level='basic']")
+    ann.page.wait_for_selector("#lb-bots li[data-level='level:5']")
     ann.page.select_option("#lb-preset", "arena")
     ann.page.wait_for_selector(f"#leaderboard tr[data-player='{me['id']}']")
     no_sideways_scroll(ann)
@@ -282,7 +282,7 @@ def test_a_finished_game_shows_on_the_players_page_and_the_leaderboard(
     ann.page.wait_for_selector("#create-form")
     labels = ann.page.eval_on_selector_all("select[data-seat='1'] option",
                                            "os => os.map(o => o.textContent)")
-    assert any(text.startswith("computer: basic (rated ") for text in labels), labels
+    assert any(text.startswith("computer: level 5, Solid (rated ") for text in labels), labels
     no_key_in(urls, me["key"])
     assert violations == [], violations
     assert not ann.errors, ann.errors

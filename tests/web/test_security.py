@@ -1326,16 +1326,17 @@ async def test_a_hint_is_worked_out_once_a_version(sqlite_url: str,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """A hint runs a bot in the bots' pool: a client repeating the request (20 a second on
     each of its sockets) queued that much work. At one version the seat gets the same hint
-    from one piece of work; the table's next version works it out again."""
+    from one piece of work, asked while it is searched or after; the table's next version
+    works it out again."""
     from liverpool.web import tableconn as table_module
     worked: list[int] = []
-    real = table_module.hint
+    real = table_module.searched_hint
 
-    def counted(view: Any, legal: Any) -> Any:
+    def counted(view: Any, legal: Any, bot: Any) -> Any:
         worked.append(view.seat)
-        return real(view, legal)
+        return real(view, legal, bot)
 
-    monkeypatch.setattr(table_module, "hint", counted)
+    monkeypatch.setattr(table_module, "searched_hint", counted)
     async with serve(sqlite_url) as srv:
         _, ann = await ann_with_two_bots(srv)
         turn = await ann.until(lambda m: m["type"] in ("sync", "update") and m.get("legal"))

@@ -30,7 +30,11 @@ async def test_pages_and_config(sqlite_url: str) -> None:
         cfg = (await srv.http.get("/api/config")).json()
         assert sorted(cfg["presets"]) == sorted(PRESET_NAMES)
         assert cfg["presets"]["standard"]["going_out"] == "float"
-        assert cfg["levels"] == ["random", "basic", "expert", "mine"]
+        assert cfg["levels"] == [f"level:{n}" for n in range(1, 9)] + ["mine"]
+        # the ladder in words, the first names kept as aliases of levels 1, 5 and 7
+        assert [(r["level"], r["alias"]) for r in cfg["ladder"] if r["alias"]] == \
+            [("level:1", "random"), ("level:5", "basic"), ("level:7", "expert")]
+        assert all(r["title"] and r["about"] for r in cfg["ladder"])
         # every knob has a control by type for the form, never a JSON text; the lists are held
         # to this server's bounds
         controls = {k["knob"]: k["control"] for k in cfg["knobs"]}
@@ -62,6 +66,10 @@ async def test_lobby_checks_what_it_is_given(sqlite_url: str) -> None:
             ({"nickname": "A", "seats": [{"kind": "human"}, {"kind": "bot",
                                                             "level": "cmd:rm -rf /"},
                                          {"kind": "human"}]}, "bad_request"),
+            # a level off the ladder, or not written exactly as the server offers it
+            *[({"nickname": "A", "seats": [{"kind": "human"}, {"kind": "bot", "level": lv},
+                                           {"kind": "human"}]}, "bad_request")
+              for lv in ("level:9", "level:0", "Level:3", " level:3", "level:3:4it", "basic:2it")],
             ({"nickname": "A", "seats": [{"kind": "human"}] * 3, "turn_timer": -1},
              "bad_request"),
             ({"nickname": "A", "seats": [{"kind": "human"}] * 3, "seed": 7}, "bad_request"),
@@ -122,3 +130,25 @@ async def test_a_configured_external_bot_plays_its_seat(sqlite_url: str) -> None
         rec = (await srv.http.get(f"/api/tables/{tid}/record")).json()
         assert any(a["player"] == 1 and a["type"] == "discard" for a in rec["actions"])
         await ann.close()
+
+
+async def test_every_level_of_the_ladder_takes_a_seat(sqlite_url: str) -> None:
+    from liverpool.bots import LEVELS, SlipBot
+    from liverpool.web.botpool import is_light
+    from liverpool.web.limits import Limits, builtin_bot
+    limits = Limits()
+    for level in (*LEVELS, "random", "basic", "expert"):
+        bot = builtin_bot(level, limits)
+        assert bot is not None and bot.name == level
+    # a careless level is as light as the basic bot it wraps; the searching levels are not
+    assert isinstance(builtin_bot("level:2", limits), SlipBot)
+    assert [is_light(builtin_bot(lv, limits)) for lv in LEVELS] == [True] * 5 + [False] * 3
+    assert builtin_bot("level:9", limits) is None and builtin_bot("Level:3", limits) is None
+    async with serve(sqlite_url) as srv:
+        t = await srv.create([{"kind": "human"}, {"kind": "bot", "level": "level:2"},
+                              {"kind": "bot", "level": "level:8"}])
+        levels = [s.get("level") for s in t["table"]["seats"]]
+        assert levels[1:] == ["level:2", "level:8"]
+        bots = (await srv.http.get("/api/ratings")).json()["bots"]
+        assert {b["alias"] for b in bots} >= {"random", "basic", "expert"}
+        assert all(b["title"] for b in bots)

@@ -75,7 +75,7 @@ async def test_a_finished_game_is_remembered_once_with_the_models_own_rating(
         assert [(r["place"], r["points"]) for r in rows] == [(s.place, s.points)
                                                              for s in standings]
         # the rating is the model's: a newcomer against two basic bots of fixed rating
-        basic = BOT_RATINGS["basic"]
+        basic = BOT_RATINGS["level:5"]
         want = rate([Entry(Rating(), standings[0].place),
                      Entry(basic, standings[1].place, True),
                      Entry(basic, standings[2].place, True)])

@@ -1,20 +1,20 @@
-"""Computer players: ``random``, ``basic`` and ``expert`` (with ``expert:400it`` or
-``expert:200ms`` budgets), external programs (``cmd:COMMAND``, ``cmd@2s:COMMAND``: the bot
+"""Computer players: the ladder's levels ``level:1`` to ``level:8`` (``random``, ``basic`` and
+``expert`` are levels 1, 5 and 7), the expert with a budget (``expert:400it``,
+``expert:200ms``), external programs (``cmd:COMMAND``, ``cmd@2s:COMMAND``: the bot
 protocol), all behind one interface (``Bot``), and hints for a seat."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
-from ..actions import Action
-from ..engine import SeatView
 from .base import Bot, RandomBot, bot_event, close_bot
 from .basic import BasicBot
 from .expert import ExpertBot
 from .external import ExternalBot, make_external
+from .hints import HINT_LEVEL, SEARCH_PREFERS, hint, hinter, searched_hint, view_key
+from .ladder import ALIASES, LADDER, Level, SlipBot, canonical, level_of, make_level
 
-LEVELS = ("random", "basic", "expert")
+LEVELS = tuple(lv.name for lv in LADDER)  # the levels offered, weakest first
 
 
 class BotSpecError(ValueError):
@@ -25,9 +25,10 @@ _CMD = re.compile(r"cmd(?:@(\d+(?:\.\d+)?)(ms|s))?:(.*)", re.IGNORECASE | re.DOT
 
 
 def make_bot(spec: str, *, timeout: float | None = None, cwd: str | None = None) -> Bot:
-    """``random``, ``basic``, ``expert``, ``expert:400it``, ``expert:200ms``, or an external
-    program: ``cmd:COMMAND`` (split like a shell would, run without one) with the per-decision
-    time limit ``timeout`` (seconds; default ``LIVERPOOL_BOT_TIMEOUT`` or 5), or
+    """``level:1`` .. ``level:8`` (or ``random``, ``basic``, ``expert``), ``expert:400it``,
+    ``expert:200ms``, or an external program: ``cmd:COMMAND`` (split like a shell would, run
+    without one) with the per-decision time limit ``timeout`` (seconds; default
+    ``LIVERPOOL_BOT_TIMEOUT`` or 5), or
     ``cmd@500ms:COMMAND`` / ``cmd@2s:COMMAND`` to give the limit in the spec. ``cwd`` is the
     directory the command runs in (default: the current one). No process starts until the
     bot's first game."""
@@ -44,28 +45,20 @@ def make_bot(spec: str, *, timeout: float | None = None, cwd: str | None = None)
         except ValueError as e:
             raise BotSpecError(f"{spec!r}: {e}") from None
     text = spec.strip().lower()
-    if text == "random":
-        return RandomBot()
-    if text == "basic":
-        return BasicBot()
-    if text == "expert":
-        return ExpertBot()
+    bot = make_level(text)
+    if bot is not None:
+        return bot
     m = re.fullmatch(r"expert:(\d+)(it|ms)", text)
     if m:
         amount = int(m.group(1))
         if amount <= 0:
             raise BotSpecError(f"{spec!r}: the budget must be positive")
         return ExpertBot(iterations=amount) if m.group(2) == "it" else ExpertBot(millis=amount)
-    raise BotSpecError(f"unknown bot {spec!r}: use random, basic, expert, expert:400it, "
-                       f"expert:200ms or cmd:COMMAND")
+    raise BotSpecError(f"unknown bot {spec!r}: use level:1 to level:{len(LADDER)} (or random, "
+                       f"basic, expert), expert:400it, expert:200ms or cmd:COMMAND")
 
 
-def hint(view: SeatView, legal: Sequence[Action]) -> tuple[Action, str]:
-    """The suggested action for a seat, with a short reason a player understands."""
-    if not legal:
-        raise ValueError("no decision is waiting for this seat")
-    return BasicBot().decide(view, legal)
-
-
-__all__ = ["LEVELS", "BasicBot", "Bot", "BotSpecError", "ExpertBot", "ExternalBot",
-           "RandomBot", "bot_event", "close_bot", "hint", "make_bot"]
+__all__ = ["ALIASES", "HINT_LEVEL", "LADDER", "LEVELS", "SEARCH_PREFERS", "BasicBot", "Bot",
+           "BotSpecError", "ExpertBot", "ExternalBot", "Level", "RandomBot", "SlipBot",
+           "bot_event", "canonical", "close_bot", "hint", "hinter", "level_of", "make_bot",
+           "searched_hint", "view_key"]

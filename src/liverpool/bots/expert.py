@@ -59,8 +59,12 @@ class ExpertBot:
     bot has sampled in all its searches (0 when every decision was obvious)."""
 
     def __init__(self, iterations: int | None = None, millis: float | None = None,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
-        most = iterations
+                 clock: Callable[[], float] = time.perf_counter, most: int | None = None
+                 ) -> None:
+        if most is not None and (iterations is None or most < iterations):
+            raise ValueError("most (worlds at most) needs iterations, and at least as many")
+        if most is None:
+            most = iterations
         if iterations is None and millis is None:
             iterations = DEFAULT_ITERATIONS
             most = DEFAULT_MOST
@@ -71,6 +75,8 @@ class ExpertBot:
             self.name = f"expert:{millis:g}ms"
         elif most == DEFAULT_MOST and iterations == DEFAULT_ITERATIONS:
             self.name = "expert"
+        elif most != iterations:
+            self.name = f"expert:{iterations}-{most}it"
         else:
             self.name = f"expert:{iterations}it"
         self.basic = BasicBot()

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..actions import Action
-from ..bots import Bot, BotSpecError, hint, make_bot
+from ..bots import SEARCH_PREFERS, Bot, BotSpecError, hinter, make_bot, searched_hint
 from ..cards import Card, cards_str
 from ..engine import Event as GameEvent
 from ..engine import Game, HandEnded, HandStarted, IllegalActionError, SeatView
@@ -392,19 +392,15 @@ class Session:
         if not legal:
             return None
         view = self.view()
-        basic, why = hint(view, legal)
         if self.hinter is None:
-            self.hinter = make_bot("expert")
-        hinter = self.hinter
-        # seeded by the position, so asking twice gives the same answer
-        rng = random.Random(len(self.game.actions))
+            self.hinter = hinter()
+        bot = self.hinter
 
         def think() -> tuple[Action, str]:
-            a = hinter.choose(view, legal, rng)
-            if a == basic:
-                return a, why
-            return a, f"{action_label(a, view.players)}: the expert's search over sampled " \
-                      f"deals prefers it"
+            a, why = searched_hint(view, legal, bot)
+            if why == SEARCH_PREFERS:
+                return a, f"{action_label(a, view.players)}: {why}"
+            return a, why
         return think
 
     def why_illegal(self, action: Action) -> str | None:

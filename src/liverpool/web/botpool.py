@@ -23,7 +23,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import Any
 
-from ..bots import BasicBot, Bot, ExpertBot, RandomBot
+from ..bots import BasicBot, Bot, ExpertBot, RandomBot, SlipBot
 
 # an expert search is never capped below this (it then scores one world at least anyway)
 MIN_CAP_MS = 100.0
@@ -107,6 +107,8 @@ class Lane:
 
 def is_light(bot: object) -> bool:
     """Bots whose decisions cost milliseconds, whatever the hand."""
+    if isinstance(bot, SlipBot):
+        return is_light(bot.inner)
     return isinstance(bot, BasicBot | RandomBot)
 
 

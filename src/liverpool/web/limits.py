@@ -30,7 +30,7 @@ from limits.errors import StorageError
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 
-from ..bots import BasicBot, Bot, ExpertBot, RandomBot
+from ..bots import LEVELS, Bot, ExpertBot, level_of, make_bot
 from ..review import WORLDS as REVIEW_WORLDS
 from ..solver import PERSON_SEARCH_BUDGET
 
@@ -405,44 +405,47 @@ TABLE_ID = re.compile(r"[A-Za-z0-9]{1,32}")
 
 
 # ---- bots ---------------------------------------------------------------------------------------
-_LEVEL = re.compile(r"(random|basic|expert)(?::([1-9][0-9]{0,8})(it|ms))?")
+_BUDGET = re.compile(r"expert:([1-9][0-9]{0,8})(it|ms)")  # the expert with a budget
+
+
+def _ladder(level: str) -> bool:
+    """A level of the ladder or an alias, written exactly (lower case, no spaces)."""
+    found = level_of(level)
+    return found is not None and level in (found.name, found.alias)
 
 
 def check_level(level: Any, limits: Limits, commands: Mapping[str, str], field: str) -> str:
     """A bot level from the closed list, exactly as written, or a 400 naming ``field``."""
     if isinstance(level, str) and level in commands:
         return level
-    allowed = (f"random, basic, expert, expert:Nit (N up to {limits.expert_max_iterations}), "
-               f"expert:Nms (N up to {limits.expert_max_ms})")
+    if isinstance(level, str) and _ladder(level):
+        return level
+    allowed = (f"{LEVELS[0]} to {LEVELS[-1]} (or random, basic, expert), expert:Nit (N up to "
+               f"{limits.expert_max_iterations}), expert:Nms (N up to {limits.expert_max_ms})")
     if commands:
         allowed += ", " + ", ".join(sorted(commands))
-    m = _LEVEL.fullmatch(level) if isinstance(level, str) else None
+    m = _BUDGET.fullmatch(level) if isinstance(level, str) else None
     if m is None:
         raise ApiError(400, "bad_request", f"{field}: not a bot level this server offers; "
                                            f"choose {allowed}", field)
-    if m.group(2) is not None:
-        amount, unit = int(m.group(2)), m.group(3)
-        cap = limits.expert_max_iterations if unit == "it" else limits.expert_max_ms
-        if m.group(1) != "expert" or amount > cap:
-            raise ApiError(400, "bad_request", f"{field}: the budget must be 1..{cap}{unit} "
-                                               f"on this server", field)
+    amount, unit = int(m.group(1)), m.group(2)
+    cap = limits.expert_max_iterations if unit == "it" else limits.expert_max_ms
+    if amount > cap:
+        raise ApiError(400, "bad_request", f"{field}: the budget must be 1..{cap}{unit} "
+                                           f"on this server", field)
     assert isinstance(level, str)
     return level
 
 
 def builtin_bot(level: str, limits: Limits) -> Bot | None:
     """The built-in bot of a level on the closed list (budget within the caps), else None."""
-    m = _LEVEL.fullmatch(level)
+    if _ladder(level):
+        return make_bot(level)
+    m = _BUDGET.fullmatch(level)
     if m is None:
         return None
-    if m.group(1) == "random":
-        return RandomBot() if m.group(2) is None else None
-    if m.group(1) == "basic":
-        return BasicBot() if m.group(2) is None else None
-    if m.group(2) is None:
-        return ExpertBot()
-    amount = int(m.group(2))
-    if m.group(3) == "it":
+    amount = int(m.group(1))
+    if m.group(2) == "it":
         return ExpertBot(iterations=amount) if amount <= limits.expert_max_iterations else None
     return ExpertBot(millis=amount) if amount <= limits.expert_max_ms else None
 

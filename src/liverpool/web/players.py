@@ -239,12 +239,14 @@ class People:
         return done
 
     def bots(self) -> list[dict[str, Any]]:
-        from ..bots import LEVELS
+        """The ladder's levels with a measured rating (title and older name beside)."""
+        from ..bots import LADDER
         out = []
-        for level in LEVELS:
-            r = bot_rating(level)
+        for lv in LADDER:
+            r = bot_rating(lv.name)
             if r is not None:
-                out.append({"level": level, "rating": r.to_json()})
+                out.append({"level": lv.name, "title": lv.title, "alias": lv.alias,
+                            "rating": r.to_json()})
         return out
 
 

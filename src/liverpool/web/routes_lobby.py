@@ -20,7 +20,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.requests import HTTPConnection
 
-from ..bots import LEVELS
+from ..bots import LADDER, LEVELS
 from ..rules import PRESET_NAMES, PRESETS, RuleSet
 from ..rulestext import CLOCKS, PRESET_LINES, TOPICS, knob_form
 from .cluster import HeldElsewhere
@@ -48,6 +48,9 @@ async def config(request: Request) -> dict[str, Any]:
             "clocks": {key: {"label": label, "help": help_line}
                        for key, (label, help_line) in CLOCKS.items()},
             "levels": [*LEVELS, *context.bot_commands], "limits": context.limits.public(),
+            # the ladder in words: each level's title and line (its rating: /api/ratings)
+            "ladder": [{"level": lv.name, "title": lv.title, "about": lv.about,
+                        "alias": lv.alias} for lv in LADDER],
             "version": _package_version()}
 
 

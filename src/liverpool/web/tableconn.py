@@ -10,11 +10,12 @@ request for one discard at most ``MAX_INTENT_CHANGES`` times: each is told to ev
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
 from ..actions import Action, ActionFormatError
-from ..bots import hint
+from ..bots import hinter, searched_hint
 from ..engine import IllegalActionError, Phase
 from ..outofturn import kind_now
 from .seats import Conn
@@ -42,7 +43,8 @@ class Handlers:
         self.driver = driver
         self.lobby = lobby
         self._intent_changes: SeatMemo[int] = SeatMemo()
-        self._hints: SeatMemo[tuple[Action, str]] = SeatMemo()
+        # a hint being searched or found, per seat, for the table's version
+        self._hints: SeatMemo[asyncio.Future[tuple[Action, str]]] = SeatMemo()
 
     async def on_hello(self, conn: Conn, token: str | None, version: int,
                        player: str | None = None) -> None:
@@ -262,13 +264,16 @@ class Handlers:
         if not legal or board is None:
             conn.error("not_your_turn", "no decision is waiting for you")
             return
-        # once a version and seat: a client repeating its request would otherwise queue that
-        # much work in the bots' pool
+        # once a version and seat, searched or being searched: a client repeating its request
+        # would otherwise queue that much work in the bots' pool. The strongest level searches
+        # it in the searching bots' lane, its time capped like theirs
         version = t.version
         known = self._hints.of_version(version)
-        got = known.get(seat)
-        if got is None:
-            got = known[seat] = await self.driver.think(None, hint, board.view_for(seat), legal)
-        action, reason = got
+        job = known.get(seat)
+        if job is None:
+            bot = hinter()
+            job = known[seat] = asyncio.ensure_future(
+                self.driver.think(bot, searched_hint, board.view_for(seat), legal, bot))
+        action, reason = await asyncio.shield(job)
         conn.send({"type": "hint", "version": version, "action": action.to_json(),
                    "reason": reason})

@@ -52,17 +52,23 @@ export async function loadBotRatings() {
   try {
     const data = await api("GET", "/api/ratings?offset=0&limit=1");
     const out = {};
-    for (const b of data.bots || []) out[b.level] = b.rating;
+    for (const b of data.bots || []) {
+      out[b.level] = b.rating;
+      if (b.alias) out[b.alias] = b.rating;
+    }
     return out;
   } catch (e) {
     return {};
   }
 }
 
-/** The words for a bot level in a chooser: "computer: basic (rated 1100)". */
+/** The words for a bot level in a chooser: "computer: level 5, Solid (rated 1500)"; a level of
+ * the host's own: "computer: NAME". */
 export function levelText(level) {
   const r = botRatings[level];
-  return `computer: ${level}` + (r === undefined || r === null ? "" : ` (rated ${ratingText(r)})`);
+  const rung = (config && config.ladder || []).find((l) => l.level === level || l.alias === level);
+  const name = rung ? `level ${rung.level.split(":")[1]}, ${rung.title}` : level;
+  return `computer: ${name}` + (r === undefined || r === null ? "" : ` (rated ${ratingText(r)})`);
 }
 
 /** The public tables, a page at a time (Previous / Next), refreshed on the page shown. */
@@ -370,7 +376,7 @@ function createForm() {
     const sel = h("select", { dataset: { seat: String(i) }, "aria-label": `seat ${i + 1}` },
       h("option", { value: "human", text: "a friend (invite)" }),
       levels.map((l) => h("option", { value: "bot:" + l, text: levelText(l) })));
-    const basic = levels.includes("basic") ? "bot:basic" : "bot:" + levels[0];
+    const basic = levels.includes("level:5") ? "bot:level:5" : levels.includes("basic") ? "bot:basic" : "bot:" + levels[0];
     sel.value = old && [...sel.options].some((o) => o.value === old) ? old : (i === 1 ? "human" : basic);
     return h("label.seat-row", {}, `Seat ${i + 1}`, sel);
   };

@@ -459,7 +459,7 @@ export async function showLeaderboard(root) {
     bots.replaceChildren(...(list.length ? [
       h("h3", { text: "The computer players" }),
       h("p.muted.small-text", { text: "Each level has a fixed rating, on the same scale: play them to see where you stand." }),
-      h("ul.bot-ratings", {}, list.map((b) => h("li", { dataset: { level: b.level } }, h("span.lvl", { text: b.level }), h("strong", { text: ratingText(b.rating) }))))] : []));
+      h("ul.bot-ratings", {}, list.map((b) => h("li", { dataset: { level: b.level } }, h("span.lvl", { text: b.title ? `${b.level} ${b.title}` : b.level }), h("strong", { text: ratingText(b.rating) }))))] : []));
   };
   preset.addEventListener("change", () => load(0));
   root.replaceChildren(h("div.leaderboard-page", {},

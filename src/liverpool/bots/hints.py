@@ -1,0 +1,57 @@
+"""Hints: what a seat might play now, and why in words a player understands.
+
+Domain words: *hint* (a suggested action and its reason), *habit* (the basic bot's rule of thumb,
+which gives the reason), *hinter* (the bot whose search picks the hint: the ladder's strongest
+level, ``HINT_LEVEL``), *view key* (a number fixed by what the seat sees, which seeds the search
+so that asking twice gives the same answer and the hidden cards never change it).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import zlib
+from collections.abc import Sequence
+
+from ..actions import Action
+from ..engine import SeatView
+from .base import Bot
+from .basic import BasicBot
+from .ladder import LADDER, make_level
+
+HINT_LEVEL = LADDER[-1].name  # the strongest level searches for the hint
+SEARCH_PREFERS = "the expert's search over sampled deals prefers it"  # a hint's reason
+
+
+def view_key(view: SeatView) -> int:
+    """A number fixed by what the seat saw (its view: its hand, the table, what it knows of the
+    others), never by cards hidden from it."""
+    return zlib.crc32(json.dumps(view.to_json(), sort_keys=True, default=str).encode())
+
+
+def hint(view: SeatView, legal: Sequence[Action]) -> tuple[Action, str]:
+    """The habit's suggestion for a seat, at once, with its reason."""
+    if not legal:
+        raise ValueError("no decision is waiting for this seat")
+    return BasicBot().decide(view, legal)
+
+
+def hinter() -> Bot:
+    """A bot of the strongest level, to give ``searched_hint`` (a host may cap its search)."""
+    bot = make_level(HINT_LEVEL)
+    assert bot is not None
+    return bot
+
+
+def searched_hint(view: SeatView, legal: Sequence[Action], bot: Bot | None = None
+                  ) -> tuple[Action, str]:
+    """The strongest level's suggestion (``bot``, else a new ``hinter()``), with the habit's
+    reason where the two agree. The search is seeded by the view, so the same position always
+    gets the same hint."""
+    basic, why = hint(view, legal)
+    if len(legal) == 1:
+        return basic, why
+    chosen = (bot or hinter()).choose(view, legal, random.Random(view_key(view)))
+    if chosen == basic:
+        return chosen, why
+    return chosen, SEARCH_PREFERS
