@@ -340,6 +340,12 @@ def test_duplicate_results_count_each_deal_once() -> None:
     low, high = by["A"].interval()
     assert math.isclose(low, mean - half) and high == 1.0  # clipped at 100%
     assert [d["deal"] for d in deals] == [0, 1, 2] and deals[1]["bots"]["B"]["win_share"] == 0.5
+    # independent games as precise would need z^2 times a game's share variance over the
+    # deals' half-width squared
+    assert by["A"].game_shares == [1.0, 1.0, 1.0, 0.0, 0.5, 1.0]
+    alone = 1.96 ** 2 * statistics.variance(by["A"].game_shares) / half ** 2
+    assert by["A"].games_alone() == math.ceil(alone)
+    assert by["A"].to_json()["games"] == 6 and by["A"].to_json()["games_alone"] == math.ceil(alone)
 
 
 def test_simulate_duplicate_reports_the_deals(capsys: pytest.CaptureFixture[str]) -> None:

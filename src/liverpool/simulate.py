@@ -341,22 +341,39 @@ class DealStats:
     bot: str
     shares: list[float] = field(default_factory=list)
     points: list[float] = field(default_factory=list)
+    game_shares: list[float] = field(default_factory=list)  # its win share in each game
+
+    def games_alone(self, z: float = 1.96) -> int | None:
+        """The games independent play (no duplicate) would need for an interval as narrow as
+        the deals': z^2 times the variance of a game's win share over the half-width squared
+        (None when the half-width is 0)."""
+        half = self.half_width(z)
+        if not 0 < half < math.inf or len(self.game_shares) < 2:
+            return None
+        return math.ceil(z * z * statistics.variance(self.game_shares) / (half * half))
+
+    def half_width(self, z: float = 1.96) -> float:
+        """Half the width of the win rate's interval from the deals, before any clipping."""
+        n = len(self.shares)
+        if n < 2:
+            return math.inf
+        return z * statistics.stdev(self.shares) / math.sqrt(n)
 
     def interval(self, z: float = 1.96) -> tuple[float, float]:
         """The win rate's 95% interval from the deals (normal, on the per-deal shares)."""
-        n = len(self.shares)
-        if n < 2:
+        if len(self.shares) < 2:
             return (0.0, 1.0)
         mean = statistics.fmean(self.shares)
-        half = z * statistics.stdev(self.shares) / math.sqrt(n)
+        half = self.half_width(z)
         return (max(0.0, mean - half), min(1.0, mean + half))
 
     def to_json(self) -> dict[str, Any]:
         low, high = self.interval()
-        return {"bot": self.bot, "deals": len(self.shares),
+        return {"bot": self.bot, "deals": len(self.shares), "games": len(self.game_shares),
                 "win_rate": statistics.fmean(self.shares) if self.shares else 0.0,
                 "win_rate_ci95": [low, high],
-                "mean_points": statistics.fmean(self.points) if self.points else 0.0}
+                "mean_points": statistics.fmean(self.points) if self.points else 0.0,
+                "games_alone": self.games_alone()}
 
 
 def summarize_duplicate(results: Sequence[GameResult]) -> tuple[list[DealStats],
@@ -374,10 +391,15 @@ def summarize_duplicate(results: Sequence[GameResult]) -> tuple[list[DealStats],
         seats: dict[str, int] = {}
         for r in by_deal[d]:
             share = 1.0 / len(r.winners) if r.winners else 0.0
+            held: dict[str, list[float]] = {}
             for seat, bot in enumerate(r.bots):
                 seats[bot] = seats.get(bot, 0) + 1
-                wins[bot] = wins.get(bot, 0.0) + (share if seat in r.winners else 0.0)
+                won = share if seat in r.winners else 0.0
+                wins[bot] = wins.get(bot, 0.0) + won
                 pts[bot] = pts.get(bot, 0.0) + r.totals[seat]
+                held.setdefault(bot, []).append(won)
+            for bot, shares_ in held.items():
+                stats.setdefault(bot, DealStats(bot)).game_shares.append(statistics.fmean(shares_))
         row: dict[str, Any] = {"deal": d, "games": len(by_deal[d]), "bots": {}}
         for bot in seats:
             share, mean = wins[bot] / seats[bot], pts[bot] / seats[bot]
@@ -496,14 +518,18 @@ def main(args: Any) -> int:
     out.print(table)
     if duplicate:
         dt = Table(title=f"duplicate: {len(per_deal)} deals, each played by every rotation "
-                         f"of the seats; the interval counts each deal once")
-        for col in ("bot", "deals", "win rate", "95% CI (deals)", "mean pts"):
+                         f"of the seats; the interval counts each deal once; games alone: "
+                         f"the games independent play would need for as narrow an interval")
+        for col in ("bot", "deals", "games", "win rate", "95% CI (deals)", "mean pts",
+                    "games alone"):
             dt.add_column(col, justify="left" if col == "bot" else "right")
         for d in dup:
             j = d.to_json()
             low, high = j["win_rate_ci95"]
-            dt.add_row(d.bot, str(j["deals"]), f"{j['win_rate']:.1%}", f"{low:.1%}-{high:.1%}",
-                       f"{j['mean_points']:.1f}")
+            alone = j["games_alone"]
+            dt.add_row(d.bot, str(j["deals"]), str(j["games"]), f"{j['win_rate']:.1%}",
+                       f"{low:.1%}-{high:.1%}", f"{j['mean_points']:.1f}",
+                       "-" if alone is None else str(alone))
         out.print(dt)
     if incidents:
         out.print(f"[bold]{len(incidents)} incident{'s' if len(incidents) > 1 else ''}[/] "
