@@ -180,7 +180,7 @@ def test_saving_and_resuming_through_the_command(tmp_path: Path) -> None:
                                input=command_for(choice) + "\n", capture_output=True,
                                text=True, timeout=120, env=env)
         assert again.returncode == 0, again.stderr
-        assert "(random)" in again.stdout  # the seat file brought the bots back
+        assert "(random, level 1)" in again.stdout  # the seat file brought the bots back
         assert "Not allowed" not in again.stdout and "Not understood" not in again.stdout
         new = json.loads(save.read_text())
         assert new["actions"][:n_before] == rec["actions"]

@@ -12,7 +12,16 @@ from .basic import BasicBot
 from .expert import ExpertBot
 from .external import ExternalBot, make_external
 from .hints import HINT_LEVEL, SEARCH_PREFERS, hint, hinter, searched_hint, view_key
-from .ladder import ALIASES, LADDER, Level, SlipBot, canonical, level_of, make_level
+from .ladder import (
+    ALIASES,
+    LADDER,
+    Level,
+    SlipBot,
+    canonical,
+    level_of,
+    level_words,
+    make_level,
+)
 
 LEVELS = tuple(lv.name for lv in LADDER)  # the levels offered, weakest first
 
@@ -60,5 +69,5 @@ def make_bot(spec: str, *, timeout: float | None = None, cwd: str | None = None)
 
 __all__ = ["ALIASES", "HINT_LEVEL", "LADDER", "LEVELS", "SEARCH_PREFERS", "BasicBot", "Bot",
            "BotSpecError", "ExpertBot", "ExternalBot", "Level", "RandomBot", "SlipBot",
-           "bot_event", "canonical", "close_bot", "hint", "hinter", "level_of", "make_bot",
-           "searched_hint", "view_key"]
+           "bot_event", "canonical", "close_bot", "hint", "hinter", "level_of", "level_words",
+           "make_bot", "searched_hint", "view_key"]

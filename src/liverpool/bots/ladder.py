@@ -115,6 +115,18 @@ def canonical(spec: str) -> str:
     return lv.name if lv is not None else spec
 
 
+def level_words(spec: str) -> str:
+    """A bot's level for people: ``level 2, Novice`` (an alias: ``expert, level 7``); any other
+    spec as given."""
+    lv = level_of(spec)
+    if lv is None:
+        return spec
+    text = spec.strip().lower()
+    if text in ALIASES:
+        return f"{text}, level {lv.number}"
+    return f"level {lv.number}, {lv.title}"
+
+
 def make_level(spec: str) -> Bot | None:
     """The bot of a level (named as written: an alias keeps its name), else None."""
     lv = level_of(spec)

@@ -17,6 +17,7 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from ..actions import Action
+from ..bots import level_words
 from ..engine import HandStarted, IllegalActionError
 from .board import Board
 from .session import Event, HandResult
@@ -37,8 +38,8 @@ class Pacing(Board):
         self.query_one("#hand", Static).border_title = "your hand"
         s = self.session
         names = s.game.players
-        others = ", ".join(f"{names[i]} ({s.levels[i]})" for i in range(s.game.n)
-                           if i != s.human)
+        others = ", ".join(f"{names[i]} ({level_words(s.levels[i] or '')})"
+                           for i in range(s.game.n) if i != s.human)
         me = names[s.human]
         named = "" if me == YOU else f"You are {me}; "
         self.log_line(Text(f"{named}playing with {others}. ? shows the keys.", style="bold"))

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from ..actions import Action, ActionFormatError
+from ..bots import level_words
 from ..cards import CardError, card_str, parse_card, parse_cards
 from ..engine import HandStarted, IllegalActionError, SeatView
 from ..rulestext import PRESET_LINES, rules_sheet
@@ -73,7 +74,8 @@ class PlainUI:
     def run(self) -> int:
         s = self.s
         g_players = s.game.players
-        others = [f"{g_players[i]} ({s.levels[i]})" for i in range(s.game.n) if i != s.human]
+        others = [f"{g_players[i]} ({level_words(s.levels[i] or '')})" for i in range(s.game.n)
+                  if i != s.human]
         me = g_players[s.human]
         named = f"You sit at seat {s.human}" if me == YOU else f"You are {me} (seat {s.human})"
         self.say(f"Liverpool Rummy, {rules_label(s.game.rules)}. {named}; playing with "
