@@ -152,6 +152,18 @@ def test_buying_in_the_last_contract_when_the_cards_cannot_be_melded() -> None:
     assert d.label in BAD, (d.loss, d.se)
     assert d.best.type == "pass"
     assert "cost more points than they could help" in d.why
+    # the game's one hand is its last: the buy's cost is also told as a chance of winning
+    assert d.standing is not None and d.standing[0] > 2 * d.standing[1] > 0
+    assert "of your chance to win the game" in d.why
+    assert d.to_json()["standing"]["win_chance_lost"] == round(d.standing[0], 1)
+
+
+def test_a_decision_before_the_last_hand_has_no_standing() -> None:
+    # the twin records play the first of classic's seven hands
+    rec = twin_records()[0]
+    decisions = review(rec, [0], worlds=4).seats[0].decisions
+    assert decisions and all(d.standing is None for d in decisions)
+    assert all("standing" not in d.to_json() for d in decisions)
 
 
 # ---- (2) no hindsight ------------------------------------------------------------------------

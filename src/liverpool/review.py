@@ -32,7 +32,7 @@ from .bots.basic import BasicBot
 from .bots.expert import DISCARD_CANDIDATES, PLAYOUT_ROUNDS
 from .bots.heuristics import fits_table, keep_values, usefulness
 from .bots.hints import view_key
-from .bots.policy import play_out
+from .bots.policy import estimate_points, play_out
 from .bots.worlds import sample_world
 from .cards import card_str, wild_cards
 from .engine import Game, SeatView
@@ -65,12 +65,19 @@ class Decision:
     why: str
     hand: int  # the hand's number (1-based)
     values: tuple[tuple[Action, float], ...] = ()  # each candidate's mean score, best first
+    # in the game's last hand: the chance of winning the game the played action gave away
+    # against the best (percentage points) and its standard error; None in other hands
+    standing: tuple[float, float] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"index": self.index, "kind": self.kind, "hand": self.hand,
-                "action": self.action.to_json(), "best": self.best.to_json(),
-                "loss": round(self.loss, 2), "se": round(self.se, 2), "label": self.label,
-                "why": self.why}
+        out = {"index": self.index, "kind": self.kind, "hand": self.hand,
+               "action": self.action.to_json(), "best": self.best.to_json(),
+               "loss": round(self.loss, 2), "se": round(self.se, 2), "label": self.label,
+               "why": self.why}
+        if self.standing is not None:
+            out["standing"] = {"win_chance_lost": round(self.standing[0], 1),
+                               "se": round(self.standing[1], 1)}
+        return out
 
 
 @dataclass
@@ -224,12 +231,17 @@ class Weighed:
     scores: tuple[tuple[float, ...], ...]
     best: int
     confirm: tuple[tuple[float, ...], tuple[float, ...]] | None
+    # in the game's last hand, each candidate's share of a win of the game, world by world;
+    # and the played action's and the best's in the confirmation's worlds
+    wins: tuple[tuple[float, ...], ...] | None = None
+    confirm_wins: tuple[tuple[float, ...], tuple[float, ...]] | None = None
 
 
-def _scores(view: SeatView, cands: Sequence[Action], rng: random.Random, worlds: int
-            ) -> list[list[float]]:
+def _scores(view: SeatView, cands: Sequence[Action], rng: random.Random, worlds: int,
+            wins: list[list[float]] | None = None) -> list[list[float]]:
     """Each candidate's scores, world by world (common random numbers: every candidate is
-    played out in the same worlds with the same random numbers)."""
+    played out in the same worlds with the same random numbers). ``wins``: filled in the same
+    way with the seat's share of a win of the game (``game_win``)."""
     horizon = PLAYOUT_ROUNDS * len(view.players)
     scores: list[list[float]] = [[] for _ in cands]
     for _ in range(worlds):
@@ -239,29 +251,66 @@ def _scores(view: SeatView, cands: Sequence[Action], rng: random.Random, worlds:
             g = world.clone()
             g.apply(cand)
             scores[i].append(play_out(g, view.me, random.Random(seed), horizon))
+            if wins is not None:
+                if len(wins) <= i:
+                    wins.append([])
+                wins[i].append(game_win(view, g, world.hand_index))
     return scores
+
+
+def last_hand(view: SeatView) -> bool:
+    """Whether the seat's hand is the game's last (a fixed list of hands; with contracts
+    played in one's own order the last hand is not known in advance)."""
+    rules = view.ruleset
+    return rules.progression == "all" and view.hand_number == len(rules.hand_list())
+
+
+def game_win(view: SeatView, g: Game, hand: int) -> float:
+    """After a playout of the last hand: the seat's share of a win of the game (1 alone with
+    the fewest points, shared on a tie), the game's totals before the hand plus the hand's
+    points (as it ended, or as it stood when the playout was cut short)."""
+    if len(g.scores) > hand:
+        row = [float(x) for x in g.scores[hand]]
+    else:
+        row = [float(estimate_points(g, s)) for s in range(g.n)]
+    totals = [t + r for t, r in zip(view.totals, row, strict=True)]
+    low = min(totals)
+    if totals[view.me] != low:
+        return 0.0
+    return 1.0 / sum(1 for t in totals if t == low)
 
 
 def weigh(task: Task) -> Weighed:
     """Weigh the task's candidates; confirm a loss that may earn a label in fresh worlds."""
     rng = random.Random(task.seed)
-    scores = _scores(task.view, task.candidates, rng, task.worlds)
+    wins: list[list[float]] | None = [] if last_hand(task.view) else None
+    scores = _scores(task.view, task.candidates, rng, task.worlds, wins)
     n = len(scores[0])
     means = [sum(x) / n for x in scores]
     best = min(range(len(means)), key=lambda i: (means[i], i))
     confirm = None
+    confirm_wins = None
     if best != 0 and means[0] - means[best] >= INACCURACY / 2:
         pair = (task.candidates[0], task.candidates[best])
         played: list[float] = []
         other: list[float] = []
+        won: list[list[float]] | None = [[], []] if wins is not None else None
         for r in range(CONFIRM_ROUNDS):
-            again = _scores(task.view, pair, random.Random((task.seed ^ 0x5EED) + r), task.worlds)
+            round_wins: list[list[float]] | None = [] if won is not None else None
+            again = _scores(task.view, pair, random.Random((task.seed ^ 0x5EED) + r),
+                            task.worlds, round_wins)
             played += again[0]
             other += again[1]
+            if won is not None and round_wins is not None:
+                won[0] += round_wins[0]
+                won[1] += round_wins[1]
             if not undecided(*paired_loss(played, other)):
                 break
         confirm = (tuple(played), tuple(other))
-    return Weighed(tuple(tuple(x) for x in scores), best, confirm)
+        if won is not None:
+            confirm_wins = (tuple(won[0]), tuple(won[1]))
+    return Weighed(tuple(tuple(x) for x in scores), best, confirm,
+                   None if wins is None else tuple(tuple(x) for x in wins), confirm_wins)
 
 
 def undecided(loss: float, se: float) -> bool:
@@ -297,9 +346,18 @@ def judge(task: Task, w: Weighed) -> Decision:
     label = label_of(loss, se)
     played, better = task.candidates[0], task.candidates[best]
     values = tuple(sorted(zip(task.candidates, means, strict=True), key=lambda x: x[1]))
+    standing = None
+    if w.wins is not None:
+        # the chance the best candidate wins the game, less the played action's (measured
+        # where the loss is: in the confirmation's worlds when there is one)
+        pair = w.confirm_wins or (w.wins[0], w.wins[best])
+        lost, lost_se = paired_loss(pair[1], pair[0])
+        standing = (100.0 * lost, 100.0 * lost_se if math.isfinite(lost_se) else 0.0)
     why = reason(task.view, played, better, loss) if label is not None else ""
+    if why and standing is not None and standing[0] >= 5.0 and standing[0] > 2 * standing[1]:
+        why += f"; in the last hand it cost about {standing[0]:.0f}% of your chance to win the game"
     return Decision(task.index, task.kind, played, better, loss, se, label, why, task.hand,
-                    values)
+                    values, standing)
 
 
 # ---- words ---------------------------------------------------------------------------------------
