@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
 from conftest import act, stacked_game
@@ -239,3 +240,21 @@ def test_a_level_that_never_won_is_reported_unrated_not_given_a_number() -> None
     out = report(fixed, deal_of, list(strength), 20, 4, resamples=20)
     assert out["unrated"] == ["level:1"]
     assert next(r for r in out["levels"] if r["level"] == "level:1")["mu"] is None
+
+
+def test_the_games_are_saved_before_the_fit_and_fitted_again_from_the_file(
+        tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from liverpool.benchmarks.ladder import load, save
+    strength = {lv: 0.3 * k for k, lv in enumerate(LEVELS)}
+    outcomes, deal_of = made_up_outcomes(strength, 6, seed=5)
+    path = tmp_path / "games.json"
+    save(str(path), outcomes, deal_of, 6, 5)
+    assert load(str(path)) == (outcomes, deal_of, 6, 5)
+    assert cli_main(["bench", "ladder", "--load", str(path), "--json"]) in (0, 1)
+    out = json.loads(capsys.readouterr().out)
+    assert out["games"] == len(outcomes) and out["deals_per_pair"] == 6
+    assert [r["level"] for r in out["levels"]] == list(LEVELS)
+    # a file that is not the games' is refused in words, and nothing is fitted
+    path.write_text("{\"outcomes\": 3}")
+    assert cli_main(["bench", "ladder", "--load", str(path), "--json"]) == 2
+    assert "cannot read" in capsys.readouterr().err

@@ -462,6 +462,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="bot-ratings, ladder, review: base seed (default 1)")
     p.add_argument("--worlds", type=int, metavar="K",
                    help="review: worlds per decision (default: the review's)")
+    p.add_argument("--save", metavar="FILE",
+                   help="ladder: write every game's outcome to FILE (JSON) as soon as the "
+                        "games are played, before the fit")
+    p.add_argument("--load", metavar="FILE",
+                   help="ladder: fit the outcomes saved in FILE instead of playing")
     p.add_argument("--repeat", type=int, metavar="R",
                    help="review: timing runs (the median is shown; default 3)")
     p.add_argument("--part", choices=("time", "study", "both"),

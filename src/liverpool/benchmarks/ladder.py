@@ -79,9 +79,30 @@ def play(levels: Sequence[str], deals: int, seed: int, workers: int,
     return outcomes, [by_index[o.index].deal or 0 for o in outcomes]
 
 
+def save(path: str, outcomes: Sequence[Outcome], deal_of: Sequence[int], deals: int,
+         seed: int) -> None:
+    """The games as played, to fit again (``load``): written before any fit can fail."""
+    data = {"deals_per_pair": deals, "seed": seed,
+            "outcomes": [[o.index, o.preset, list(o.levels), list(o.totals), d]
+                         for o, d in zip(outcomes, deal_of, strict=True)]}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f)
+
+
+def load(path: str) -> tuple[list[Outcome], list[int], int, int]:
+    """Outcomes, deals, deals per pair and seed from a file ``save`` wrote."""
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    outcomes = [Outcome(int(i), str(p), tuple(lv), tuple(int(t) for t in tot))
+                for i, p, lv, tot, _ in data["outcomes"]]
+    deal_of = [int(row[4]) for row in data["outcomes"]]
+    return outcomes, deal_of, int(data["deals_per_pair"]), int(data["seed"])
+
+
 def bootstrap(outcomes: Sequence[Outcome], deal_of: Sequence[int], levels: Sequence[str],
               resamples: int, seed: int) -> dict[str, list[float]]:
-    """Each level's fitted rating over ``resamples`` resamples of the deals."""
+    """Each level's fitted rating over ``resamples`` resamples of the deals (a resample whose
+    games do not determine the ratings is drawn again, at most ``resamples`` times in all)."""
     groups: dict[int, list[tuple[str, ...]]] = {}
     for o, d in zip(outcomes, deal_of, strict=True):
         if not o.tied:
@@ -89,11 +110,17 @@ def bootstrap(outcomes: Sequence[Outcome], deal_of: Sequence[int], levels: Seque
     keys = sorted(groups)
     rng = random.Random(f"liverpool:ladder:bootstrap:{seed}")
     draws: dict[str, list[float]] = {lv: [] for lv in levels}
-    for _ in range(resamples):
+    done = tries = 0
+    while done < resamples and tries < 2 * resamples:
+        tries += 1
         sample: Counter[tuple[str, ...]] = Counter()
         for k in rng.choices(keys, k=len(keys)):
             sample.update(groups[k])
-        again = fit(sample, levels, ANCHOR, MU, open_ended=True)
+        try:
+            again = fit(sample, levels, ANCHOR, MU, open_ended=True)
+        except NoEstimate:
+            continue
+        done += 1
         for lv in levels:
             draws[lv].append(again.mu[lv])
     return draws
@@ -174,14 +201,19 @@ def main(args: argparse.Namespace) -> int:
     total = len(pairs(levels)) * deals * 2
     started = time.perf_counter()
     try:
-        with Progress(TextColumn("ladder round robin"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), TimeRemainingColumn(), console=err,
-                      transient=True) as bar:
-            task = bar.add_task("games", total=total)
+        if args.load:
+            outcomes, deal_of, deals, seed = load(args.load)
+        else:
+            with Progress(TextColumn("ladder round robin"), BarColumn(), MofNCompleteColumn(),
+                          TimeElapsedColumn(), TimeRemainingColumn(), console=err,
+                          transient=True) as bar:
+                task = bar.add_task("games", total=total)
 
-            def advance(k: int) -> None:
-                bar.advance(task, k)
-            outcomes, deal_of = play(levels, deals, seed, workers, advance)
+                def advance(k: int) -> None:
+                    bar.advance(task, k)
+                outcomes, deal_of = play(levels, deals, seed, workers, advance)
+            if args.save:
+                save(args.save, outcomes, deal_of, deals, seed)
         out = report(outcomes, deal_of, levels, deals, seed,
                      20 if getattr(args, "quick", False) else BOOTSTRAP)
     except KeyboardInterrupt:
@@ -190,6 +222,9 @@ def main(args: argparse.Namespace) -> int:
     except (IncompleteRun, NoEstimate) as e:
         err.print(f"liverpool bench ladder: {e}")
         return 1
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        err.print(f"liverpool bench ladder: cannot read or write the games' file: {e}")
+        return 2
     out.update({"workers": workers, "wall_s": round(time.perf_counter() - started, 1),
                 "core": compiled.describe(),
                 "command": f"liverpool bench ladder --games {deals} --workers {workers} "
