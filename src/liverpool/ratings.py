@@ -66,16 +66,23 @@ class Rating:
         return Rating(float(mu), float(sigma))
 
 
-# The built-in bots' ratings, fixed: measured by simulation with
-# ``liverpool bench bot-ratings --games 7500 --workers 1 --seed 1`` (basic held at 1500; mu the
-# Plackett-Luce maximum likelihood over 7422 games, sigma the bootstrap's standard error, at
-# least 40; docs/ratings-bots.md gives the method, the games, the intervals and what is
-# doubtful). Their sigma is the measurement's uncertainty, so a game against a bot moves a
-# person as far as the model says a game against a player so well known should.
+# The ladder's ratings, fixed (basic, level 5, held at 1500; mu the Plackett-Luce maximum
+# likelihood, sigma the bootstrap's standard error, at least 40). Levels 1, 5 and 7 (random,
+# basic, expert) from ``liverpool bench bot-ratings --games 7500 --workers 1 --seed 1`` (7422
+# games of 2 to 4 seats; docs/ratings-bots.md); the other levels from the round robin in
+# duplicate ``liverpool bench ladder --games 4 --workers 2 --seed 1`` (224 2-player games;
+# docs/bots.md, "The ladder's ratings"), which put levels 1, 5 and 7 where the larger run did,
+# within its intervals. Their sigma is the measurement's uncertainty, so a game against a bot
+# moves a person as far as the model says a game against a player so well known should.
 BOT_RATINGS: dict[str, Rating] = {
     "level:1": Rating(-813.8, 71.0),
+    "level:2": Rating(451.0, 1091.3),
+    "level:3": Rating(1398.1, 127.7),
+    "level:4": Rating(1467.2, 141.7),
     "level:5": Rating(1500.0, 40.0),
+    "level:6": Rating(1564.9, 136.2),
     "level:7": Rating(1859.5, 45.8),
+    "level:8": Rating(2033.4, 149.1),
 }
 
 
