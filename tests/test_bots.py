@@ -367,9 +367,9 @@ def test_same_view_from_two_different_deals_same_choice() -> None:
 
 # ---- 6. hints -------------------------------------------------------------------------------
 
-def test_hint_suggests_going_down() -> None:
+def going_down_position() -> Game:
     """standard contract 1 is two sets (docs/rules.md (Presets); naturals 2 per set). Seat 1 holds
-    7H 7S 7D and 9C 9D 9H: after drawing it can go down, and the hint says so."""
+    7H 7S 7D and 9C 9D 9H and has drawn: it may go down."""
     game = stacked_game("standard", ["AS 2S 3S 4S 5S 6S 8S 10S JS QS",
                                      "7H 7S 7D 9C 9D 9H 2C 4D 6S KC",
                                      "AH 2H 3H 4H 5H 6H 8H 10H JH QH"],
@@ -377,6 +377,12 @@ def test_hint_suggests_going_down() -> None:
     act(game, player=1, type="draw")
     act(game, player=2, type="pass")
     act(game, player=0, type="pass")
+    return game
+
+
+def test_hint_suggests_going_down() -> None:
+    """After drawing seat 1 can go down with its two sets, and the hint says so."""
+    game = going_down_position()
     legal = game.legal_actions(1)
     assert any(a.type == "go_down" for a in legal)
     action, reason = hint(game.view_for(1), legal)

@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from conftest import act, stacked_game
+from test_bots import going_down_position
 
 from liverpool.bots import (
     ALIASES,
@@ -87,18 +87,6 @@ def test_the_expert_with_a_range_of_worlds() -> None:
 
 
 # ---- slips -----------------------------------------------------------------------------------
-def going_down_position():  # type: ignore[no-untyped-def]
-    """Seat 1 may go down with 7H 7S 7D and 9C 9D 9H (standard, contract 1: two sets)."""
-    game = stacked_game("standard", ["AS 2S 3S 4S 5S 6S 8S 10S JS QS",
-                                     "7H 7S 7D 9C 9D 9H 2C 4D 6S KC",
-                                     "AH 2H 3H 4H 5H 6H 8H 10H JH QH"],
-                        upcard="QC", stock="5H")
-    act(game, player=1, type="draw")
-    act(game, player=2, type="pass")
-    act(game, player=0, type="pass")
-    return game
-
-
 def test_a_slip_misses_the_meld_as_often_as_not_and_never_plays_illegally() -> None:
     game = going_down_position()
     view, legal = game.view_for(1), game.legal_actions(1)
