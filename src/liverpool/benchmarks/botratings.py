@@ -433,15 +433,9 @@ def play(games: int, seed: int, workers: int,
 
 def main(args: argparse.Namespace) -> int:
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
     from rich.table import Table
+
+    from .bars import games_bar
 
     games = DEFAULT_GAMES if args.games is None else int(args.games)
     seed = DEFAULT_SEED if args.seed is None else int(args.seed)
@@ -452,13 +446,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     started = time.perf_counter()
     try:
-        with Progress(TextColumn("bot ratings"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), TimeRemainingColumn(), console=err,
-                      transient=True) as bar:
-            task = bar.add_task("games", total=games)
-
-            def advance(k: int) -> None:
-                bar.advance(task, k)
+        with games_bar("bot ratings", games, err) as advance:
             outcomes = play(games, seed, workers, advance)
     except KeyboardInterrupt:
         err.print("liverpool bench bot-ratings: interrupted; no ratings")

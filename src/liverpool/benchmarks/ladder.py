@@ -179,15 +179,9 @@ def _num(value: float) -> float | None:
 
 def main(args: argparse.Namespace) -> int:
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
     from rich.table import Table
+
+    from .bars import games_bar
 
     deals = DEFAULT_DEALS if args.games is None else int(args.games)
     seed = DEFAULT_SEED if args.seed is None else int(args.seed)
@@ -204,13 +198,7 @@ def main(args: argparse.Namespace) -> int:
         if args.load:
             outcomes, deal_of, deals, seed = load(args.load)
         else:
-            with Progress(TextColumn("ladder round robin"), BarColumn(), MofNCompleteColumn(),
-                          TimeElapsedColumn(), TimeRemainingColumn(), console=err,
-                          transient=True) as bar:
-                task = bar.add_task("games", total=total)
-
-                def advance(k: int) -> None:
-                    bar.advance(task, k)
+            with games_bar("ladder round robin", total, err) as advance:
                 outcomes, deal_of = play(levels, deals, seed, workers, advance)
             if args.save:
                 save(args.save, outcomes, deal_of, deals, seed)
