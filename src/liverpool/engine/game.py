@@ -93,6 +93,15 @@ class Game(DrawRules):
             return iter(())
         return self._legal(seat, full=True)
 
+    def go_down_combinations(self, seat: int) -> Iterator[Action]:
+        """Every legal go-down of ``seat`` once per combination of melds (lazily).
+        ``iter_legal`` lists every order of them as well, since the order numbers the melds on
+        the table; any order of a legal go-down's melds is legal."""
+        if seat not in self.to_act() or self.phase is not Phase.PLAY or self.down[seat] \
+                or self.floating[seat]:
+            return iter(())
+        return self._go_down_combinations(seat)
+
     def is_legal(self, action: Action) -> bool:
         try:
             self._check(action)

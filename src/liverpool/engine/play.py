@@ -523,12 +523,24 @@ class PlayRules(CallRules):
 
     def _iter_go_downs(self, p: int) -> Iterator[Action]:
         """Every legal go-down, each once, melds in a canonical order and arrangement."""
+        seen: set[tuple[tuple[Card, ...], ...]] = set()
+        for combo in self._go_down_combinations(p):
+            # the order of the melds numbers them on the table: each order is its own action
+            for order in dict.fromkeys(permutations(combo.melds or ())):
+                if order not in seen:
+                    seen.add(order)
+                    yield combo.replace(melds=order)
+
+    def _go_down_combinations(self, p: int) -> Iterator[Action]:
+        """Every legal go-down's melds once, whatever their order (the check does not depend on
+        it), in the order the candidates were found."""
         r = self.rules
         contract = self.contract_for(p)
         hand = self.hands[p]
         seen: set[tuple[tuple[Card, ...], ...]] = set()
         sizes = contract.sets + contract.runs
         groups = _meld_candidates(hand, r)
+        needs = [Counter(m) for m in groups]
         pool = Counter(hand)
 
         def rec(start: int, acc: list[tuple[Card, ...]], pool: Counter[Card]
@@ -539,7 +551,7 @@ class PlayRules(CallRules):
                 return
             for j in range(start, len(groups)):
                 m = groups[j]
-                need = Counter(m)
+                need = needs[j]
                 if all(pool[c] >= k for c, k in need.items()):
                     pool.subtract(need)
                     acc.append(m)
@@ -548,14 +560,13 @@ class PlayRules(CallRules):
                     pool.update(need)
 
         for melds in rec(0, [], pool):
-            # the order of the melds numbers them on the table: each order is its own action
-            for order in dict.fromkeys(permutations(melds)):
-                if order in seen:
-                    continue
-                seen.add(order)
-                a = Action("go_down", p, melds=order)
-                if self._passes(self._check_go_down, a):
-                    yield a
+            key = tuple(melds)
+            if key in seen:
+                continue
+            seen.add(key)
+            a = Action("go_down", p, melds=key)
+            if self._passes(self._check_go_down, a):
+                yield a
 
 
 def _meld_candidates(hand: Sequence[Card], rules: RuleSet) -> list[tuple[Card, ...]]:
