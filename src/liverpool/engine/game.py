@@ -102,6 +102,23 @@ class Game(DrawRules):
             return iter(())
         return self._go_down_combinations(seat)
 
+    def borrows(self, seat: int) -> list[Action]:
+        """Every legal borrow of ``seat`` now (``iter_legal`` lists them after its go-downs,
+        which can be very many)."""
+        if seat not in self.to_act() or self.phase is not Phase.PLAY or not self.rules.borrow:
+            return []
+        return [a for a in self._borrow_candidates(seat, True) if self._passes(self._check_play, a)]
+
+    def go_down_next(self, seat: int, melds: Sequence[tuple[Card, ...]] = ()
+                     ) -> tuple[list[tuple[Card, ...]], bool]:
+        """For a go-down chosen meld by meld: the melds that can follow ``melds`` in a legal
+        go-down of ``seat`` (each meld's cards in an order the rules accept), and whether
+        ``melds`` alone is a legal go-down. Nothing, False when ``seat`` cannot go down now."""
+        if seat not in self.to_act() or self.phase is not Phase.PLAY or self.down[seat] \
+                or self.floating[seat]:
+            return [], False
+        return self._go_down_next(seat, melds)
+
     def is_legal(self, action: Action) -> bool:
         try:
             self._check(action)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from itertools import combinations, permutations
+from itertools import combinations, permutations, product
 from typing import Any
 
 from ..actions import Action
@@ -510,16 +510,33 @@ class PlayRules(CallRules):
                 yield Action("discard", p, card=c)
 
     def _borrow_candidates(self, p: int, full: bool) -> Iterator[Action]:
+        """Borrows to check: with 2 cards from the hand, or (``full``) with 2 up to all but one
+        of them. The full listing starts from the melds the hand and the borrowed card can make
+        (``_meld_candidates``), not from every subset of the hand, which a long hand has
+        hundreds of thousands of."""
         hand = self.hands[p]
         for i, m in enumerate(self.melds):
             for c in sorted(set(m.cards)):
                 if not borrow_places(m, c, self.rules):
                     continue
-                sizes = range(2, len(hand)) if full else (2,)
-                for k in sizes:
-                    for combo in sorted(set(combinations(sorted(hand), k))):
-                        for new in arrangements((c, *combo), self.rules):
-                            yield Action("borrow", p, meld=i, card=c, new_meld=new)
+                if full:
+                    yield from self._borrows_with(p, i, c)
+                    continue
+                for combo in sorted(set(combinations(sorted(hand), 2))):
+                    for new in arrangements((c, *combo), self.rules):
+                        yield Action("borrow", p, meld=i, card=c, new_meld=new)
+
+    def _borrows_with(self, p: int, i: int, c: Card) -> Iterator[Action]:
+        hand = self.hands[p]
+        held = Counter(hand)
+        for new in sorted(_meld_candidates([*hand, c], self.rules)):
+            if c not in new:
+                continue
+            from_hand = Counter(new)
+            from_hand[c] -= 1
+            k = sum(from_hand.values())
+            if 2 <= k < len(hand) and all(held[x] >= n for x, n in from_hand.items()):
+                yield Action("borrow", p, meld=i, card=c, new_meld=new)
 
     def _iter_go_downs(self, p: int) -> Iterator[Action]:
         """Every legal go-down, each once, melds in a canonical order and arrangement."""
@@ -530,6 +547,90 @@ class PlayRules(CallRules):
                 if order not in seen:
                     seen.add(order)
                     yield combo.replace(melds=order)
+
+    def _go_down_next(self, p: int, melds: Sequence[tuple[Card, ...]]
+                      ) -> tuple[list[tuple[Card, ...]], bool]:
+        """The melds that can follow ``melds`` in a legal go-down of ``p`` (each as the
+        candidates arrange it), and whether ``melds`` alone is one. A candidate is kept when one
+        legal go-down holds ``melds`` and it: the solver's best completion of the rest of the
+        contract from the cards left, checked as an action; where that fails, every completion
+        is tried until one passes (where the solver's terms are not the check's), so the answer
+        is exact, and fast where play is ordinary."""
+        r = self.rules
+        contract = self.contract_for(p)
+        pool = Counter(self.hands[p])
+        pool.subtract(c for m in melds for c in m)
+        if any(k < 0 for k in pool.values()):
+            return [], False
+        done = list(melds)
+        whole = self._passes(self._check_go_down, Action("go_down", p, melds=tuple(done)))
+        groups = _meld_candidates(list(pool.elements()), r)
+        needs = [Counter(m) for m in groups]
+        keep = None
+        owed = self.gd_swaps or self.must_play
+        if owed:
+            w = owed[0]
+            keep = (w, self.hands[p].count(w) - owed.count(w))
+        terms = self._finish_terms(None)
+        all_out = self._all_out(p)
+
+        def legal(acc: list[tuple[Card, ...]]) -> bool:
+            return self._passes(self._check_go_down, Action("go_down", p, melds=tuple(acc)))
+
+        def by_solver(acc: list[tuple[Card, ...]], rest: Counter[Card]) -> bool:
+            sets = contract.sets
+            runs = contract.runs
+            kinds: list[list[str]] = []
+            for m in acc:
+                kinds.append(sorted({x.kind for x in meld_readings(m, p, r)}))
+            for choice in product(*kinds):
+                s_left = sets - sum(1 for k in choice if k == SET)
+                r_left = runs - sum(1 for k in choice if k == RUN)
+                if s_left < 0 or r_left < 0:
+                    continue
+                left = list(rest.elements())
+                if s_left == r_left == 0:
+                    if legal(acc):
+                        return True
+                    continue
+                gd = best_go_down(left, Contract(s_left, r_left, contract.set_size,
+                                                 contract.run_size), r, all_out=all_out,
+                                  keep_at_most=keep, **terms)
+                if gd is not None and legal([*acc, *(cards for _, cards in gd.melds)]):
+                    return True
+            return False
+
+        def by_search(start: int, acc: list[tuple[Card, ...]], rest: Counter[Card]) -> bool:
+            if len(acc) >= contract.sets + contract.runs and legal(acc):
+                return True
+            if len(acc) >= contract.sets + contract.runs and not r.extra_melds_at_go_down:
+                return False
+            for j in range(start, len(groups)):
+                need = needs[j]
+                if all(rest[c] >= k for c, k in need.items()):
+                    rest.subtract(need)
+                    acc.append(groups[j])
+                    found = by_search(j, acc, rest)
+                    acc.pop()
+                    rest.update(need)
+                    if found:
+                        return True
+            return False
+
+        # the solver's finishing terms are the check's own, except with extra melds, wilds
+        # owed to the table, or swapped wilds of two kinds: there a "no" is searched again
+        exhaustive = r.extra_melds_at_go_down or bool(self.must_play) or len(set(owed)) > 1
+        following: list[tuple[Card, ...]] = []
+        for j, m in enumerate(groups):
+            need = needs[j]
+            if not all(pool[c] >= k for c, k in need.items()):
+                continue
+            rest = pool.copy()
+            rest.subtract(need)
+            acc = [*done, m]
+            if by_solver(acc, rest) or (exhaustive and by_search(0, acc, rest)):
+                following.append(m)
+        return following, whole
 
     def _go_down_combinations(self, p: int) -> Iterator[Action]:
         """Every legal go-down's melds once, whatever their order (the check does not depend on

@@ -37,13 +37,14 @@ least 3 of them), so every legal action of every rule set has a spelling.
 
 A choice offers exactly the tokens that continue some legal action, so every id it calls legal
 ends in an action the engine accepts, and every action the engine lists (``Game.iter_legal``,
-go-downs and borrows included) can be spelled. Go-downs and borrows, which can be many, are
-listed in full only once their head is chosen.
+go-downs and borrows included) can be spelled. Borrows, which can be many, are listed in full
+only once their head is chosen; go-downs, which can be very many, are never listed: the engine
+says at each meld's start which melds can come next (``Game.go_down_next``), and the melds
+may come in any order.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from ..actions import Action
@@ -192,8 +193,7 @@ class Choice:
         if not self.prefix and token == GO_DOWN:
             self._go_down = _GoDown(self.game, self.seat)
         elif not self.prefix and token == BORROW:
-            self._options = [(spell(a), a) for a in self.game.iter_legal(self.seat)
-                             if a.type == "borrow"]
+            self._options = [(spell(a), a) for a in self.game.borrows(self.seat)]
         if self._go_down is not None:
             if token != GO_DOWN:
                 done = self._go_down.take(token)
@@ -231,31 +231,27 @@ Meld = tuple[Card, ...]
 
 
 class _GoDown:
-    """A go-down spelled meld by meld, card by card, in any order of its melds: the engine
-    lists each combination of melds once (``Game.go_down_combinations``), and every order of a
-    legal combination is legal."""
+    """A go-down spelled meld by meld, card by card, in any order of its melds: at each meld's
+    start the engine says which melds can come next in some legal go-down
+    (``Game.go_down_next``), so every id offered leads to a go-down the engine accepts."""
 
-    __slots__ = ("seat", "combos", "done", "partial")
+    __slots__ = ("game", "seat", "done", "partial", "melds", "whole")
 
     def __init__(self, game: Game, seat: int) -> None:
+        self.game = game
         self.seat = seat
-        self.combos: list[Counter[Meld]] = [Counter(a.melds or ())
-                                            for a in game.go_down_combinations(seat)]
         self.done: list[Meld] = []
         self.partial: Meld = ()
-
-    def _remaining(self) -> list[Counter[Meld]]:
-        return [c - Counter(self.done) for c in self.combos]
+        self.melds, self.whole = game.go_down_next(seat, ())
 
     def following(self) -> list[int]:
         out: set[int] = set()
         at = len(self.partial)
-        for rest in self._remaining():
-            if not self.partial and not rest:
-                out.add(STOP)
-            for m in rest:
-                if m[:at] == self.partial:
-                    out.add(MELD_END if len(m) == at else CARD + m[at])
+        if not self.partial and self.whole:
+            out.add(STOP)
+        for m in self.melds:
+            if m[:at] == self.partial:
+                out.add(MELD_END if len(m) == at else CARD + m[at])
         return sorted(out)
 
     def take(self, token: int) -> Action | None:
@@ -266,10 +262,8 @@ class _GoDown:
             return None
         self.done.append(self.partial)
         self.partial = ()
-        done = Counter(self.done)
-        # keep the combinations that still hold every meld chosen so far
-        self.combos = [c for c in self.combos if not done - c]
-        if all(c == done for c in self.combos):
+        self.melds, self.whole = self.game.go_down_next(self.seat, self.done)
+        if self.whole and not self.melds:
             return Action("go_down", self.seat, melds=tuple(self.done))
         return None
 
