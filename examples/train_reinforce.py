@@ -376,7 +376,7 @@ def play(env: Any, policy: Policy, agent_seat: int, opponent: Bot, seed: int,
                 env.step(ids[0])
             else:
                 vec = obs["observation"]
-                token, feats, row = policy.pick(vec, ids, rng if learner else None)
+                token, feats, row = policy.pick(vec, ids, None if learner is None else rng)
                 if learner is not None:
                     hand.feats.append(feats)
                     hand.rows.append(row)
