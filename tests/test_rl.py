@@ -24,7 +24,7 @@ from liverpool.rules import RuleSet
 from liverpool.soak import RandomRules
 
 PRESETS = ("hoyle", "classic", "arena", "standard", "house")
-MAX_DECISIONS = 400  # per game checked: random play's hands grow long and its games longer
+MAX_DECISIONS = 300  # per game checked: random play's hands grow long and its games longer
 TREE_LIMIT = 400  # decisions whose choice tree has more leaves are checked by sampling
 GO_DOWNS_LISTED = 60  # a random hand grown long can have millions of go-downs: check some
 
@@ -55,23 +55,18 @@ def leaves(game: Game, seat: int, limit: int) -> list[Action] | None:
     """Every action the choice tree of ``seat`` reaches (depth first), None past ``limit``."""
     found: list[Action] = []
 
-    def walk(path: tuple[int, ...]) -> bool:
-        choice = Choice(game, seat)
-        for t in path:
-            choice.choose(t)
+    def walk(choice: Choice) -> bool:
         for t in choice.legal():
-            c = Choice(game, seat)
-            done = None
-            for x in (*path, t):
-                done = c.choose(x)
+            branch = choice.fork()
+            done = branch.choose(t)
             if done is not None:
                 found.append(done)
                 if len(found) > limit:
                     return False
-            elif not walk((*path, t)):
+            elif not walk(branch):
                 return False
         return True
-    return found if walk(()) else None
+    return found if walk(Choice(game, seat)) else None
 
 
 def check_decision(game: Game, seat: int, rng: random.Random, deep: bool) -> Action:
@@ -106,7 +101,7 @@ def play_checked(game: Game, seed: int) -> int:
     decisions = 0
     while not game.over and decisions < MAX_DECISIONS:
         seat = game.to_act()[0]
-        game.apply(check_decision(game, seat, rng, deep=decisions % 3 == 0))
+        game.apply(check_decision(game, seat, rng, deep=decisions % 4 == 0))
         decisions += 1
     return decisions
 

@@ -25,6 +25,14 @@ The bots (``standard``, 4 players, seeded, so every run measures the same work):
   started once per worker count before the clock (its start-up is not counted). ``null`` when
   Ray is not installed, or with ``--quick``.
 
+The learning interfaces (with the ``rl`` extra; ``null`` without it):
+
+* *environment steps/s*: the PettingZoo environment (``liverpool.rl.env``, wrapped as users get
+  it), ``standard``, 4 players, random masked play (each step a uniform choice among the ids the
+  action mask allows, NumPy's seeded generator), observing every step (``env.last()``), whole
+  games from seeds ``ENGINE_SEED, ...`` until the budget is spent; the last game is counted up
+  to where the budget ran out.
+
 ``--quick`` shrinks everything (for tests). ``--json`` prints one JSON object on stdout; the
 progress bar always goes to stderr.
 """
@@ -60,6 +68,8 @@ CORPUS_SEED = 7_331
 ENGINE_BUDGET_S = 15.0
 CORPUS_PER_CONTRACT = 10_000
 QUICK_ENGINE_BUDGET_S = 0.5
+ENV_BUDGET_S = 15.0  # random masked play in the learning environment
+QUICK_ENV_BUDGET_S = 0.5
 QUICK_CORPUS_PER_CONTRACT = 100
 BOT_SEED = 4_242
 BASIC_BUDGET_S = 10.0
@@ -364,6 +374,36 @@ def run_scaling(backend: str, games: int) -> float | None:
 
 # ---- the command ----------------------------------------------------------------------------
 
+def run_env_steps(budget_s: float) -> tuple[int, int, float] | None:
+    """Steps, finished games and seconds of random masked play in the PettingZoo environment;
+    None without the ``rl`` extra."""
+    try:
+        import numpy as np
+
+        from .rl import env as make_env
+    except ImportError:
+        return None
+    e = make_env(rules=PRESET, players=PLAYERS)
+    rng = np.random.default_rng(ENGINE_SEED)
+    steps = games = 0
+    e.reset(seed=ENGINE_SEED)
+    t0 = time.perf_counter()
+    deadline = t0 + budget_s
+    while True:
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            games += 1
+            e.reset()
+            if time.perf_counter() >= deadline:
+                break
+            continue
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        steps += 1
+        if steps % 256 == 0 and time.perf_counter() >= deadline:
+            break
+    return steps, games, time.perf_counter() - t0
+
+
 def run(quick: bool = False, show_progress: bool = True) -> dict[str, Any]:
     """Both measurements, as the ``--json`` object."""
     budget = QUICK_ENGINE_BUDGET_S if quick else ENGINE_BUDGET_S
@@ -384,6 +424,9 @@ def run(quick: bool = False, show_progress: bool = True) -> dict[str, Any]:
         progress.advance(task)
         ray_scaling = None if quick else run_scaling("ray", scaling_games)
         progress.advance(task)
+        env_task = progress.add_task("learning environment: random masked play", total=1)
+        env = run_env_steps(QUICK_ENV_BUDGET_S if quick else ENV_BUDGET_S)
+        progress.advance(env_task)
     return {
         "core": compiled.core,  # "compiled" or "python": which core was measured
         "core_detail": compiled.describe(),
@@ -415,6 +458,9 @@ def run(quick: bool = False, show_progress: bool = True) -> dict[str, Any]:
         "local_scaling_2v1": local_scaling,
         "ray_scaling_2v1": ray_scaling,
         "scaling_games": scaling_games,
+        "env_steps_per_s": round(env[0] / env[2], 1) if env and env[2] else None,
+        "env_steps": env[0] if env else None,
+        "env_games": env[1] if env else None,
         "preset": PRESET,
         "players": PLAYERS,
         "quick": quick,
@@ -451,6 +497,10 @@ def _print_tables(out: dict[str, Any]) -> None:
         value = out[key]
         t.add_row(f"{label}: games/s, 2 workers over 1",
                   "not measured" if value is None else f"{value:.2f}x")
+    t.add_row("learning environment steps/s (random masked play)",
+              "not measured (no rl extra)" if out["env_steps_per_s"] is None
+              else f"{out['env_steps_per_s']:,.0f} ({out['env_steps']:,} steps, "
+                   f"{out['env_games']} games)")
     console.print(t)
     c = Table(title="solver by contract")
     for col in ("contract", "hands", "feasible", "p50 ms", "p99 ms"):

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
+from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from ..cards import cards_str
 from ..engine import Game, HandEnded
@@ -46,8 +46,9 @@ class LiverpoolEnv(AECEnv):  # type: ignore[misc]
     ``players``: seats; ``seed``: the first game's seed (a later ``reset(seed=...)`` wins);
     ``reward``: ``"hand"`` or ``"game"``; ``max_steps``: agent steps before truncation."""
 
-    metadata = {"name": "liverpool_v0", "render_modes": ["ansi", "human"],
-                "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {"name": "liverpool_v0",
+                                          "render_modes": ["ansi", "human"],
+                                          "is_parallelizable": False}
 
     def __init__(self, rules: str | RuleSet = "standard", players: int = 4,
                  seed: int | None = None, reward: str = "hand", max_steps: int | None = None,

@@ -161,7 +161,7 @@ class Choice:
     next; ``choose`` takes one and returns the action once it is complete (None before).
     Built from the engine's own listing, so it knows no rule of its own."""
 
-    __slots__ = ("game", "seat", "prefix", "_options", "_legal", "_go_down")
+    __slots__ = ("_go_down", "_legal", "_options", "game", "prefix", "seat")
 
     def __init__(self, game: Game, seat: int, legal: Sequence[Action] | None = None) -> None:
         self.game = game
@@ -181,6 +181,14 @@ class Choice:
     def legal(self) -> list[int]:
         """The ids that may come next, ascending."""
         return self._legal
+
+    def fork(self) -> Choice:
+        """An independent copy at the same point of the spelling (a search tries each id)."""
+        other = Choice.__new__(Choice)
+        other.game, other.seat, other.prefix = self.game, self.seat, self.prefix
+        other._options, other._legal = self._options, self._legal
+        other._go_down = None if self._go_down is None else self._go_down.fork()
+        return other
 
     def choose(self, token: int) -> Action | None:
         """Take ``token``; the complete action, or None while more tokens are needed.
@@ -235,7 +243,7 @@ class _GoDown:
     start the engine says which melds can come next in some legal go-down
     (``Game.go_down_next``), so every id offered leads to a go-down the engine accepts."""
 
-    __slots__ = ("game", "seat", "done", "partial", "melds", "whole")
+    __slots__ = ("done", "game", "melds", "partial", "seat", "whole")
 
     def __init__(self, game: Game, seat: int) -> None:
         self.game = game
@@ -243,6 +251,12 @@ class _GoDown:
         self.done: list[Meld] = []
         self.partial: Meld = ()
         self.melds, self.whole = game.go_down_next(seat, ())
+
+    def fork(self) -> _GoDown:
+        other = _GoDown.__new__(_GoDown)
+        other.game, other.seat, other.partial = self.game, self.seat, self.partial
+        other.done, other.melds, other.whole = list(self.done), self.melds, self.whole
+        return other
 
     def following(self) -> list[int]:
         out: set[int] = set()

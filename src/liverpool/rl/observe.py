@@ -12,8 +12,6 @@ every slice; docs/rl.md prints the table.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 import numpy.typing as npt
 
@@ -75,17 +73,21 @@ class Layout:
 _PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 
 
-_PACKS: dict[tuple[int, int], Counter[int]] = {}
+_PACKS: dict[tuple[int, int], npt.NDArray[np.intp]] = {}
 
 
-def _pack(view: SeatView) -> Counter[int]:
-    """A fresh copy of the pack's card counts (the pack itself is made once per size)."""
+def _pack(view: SeatView) -> npt.NDArray[np.intp]:
+    """The pack's copies of each card (made once per pack size; not to be changed)."""
     rules = view.ruleset
     key = (rules.decks_for(len(view.players)), rules.jokers_per_deck)
     pack = _PACKS.get(key)
     if pack is None:
-        pack = _PACKS[key] = Counter(new_deck(*key))
-    return pack.copy()
+        pack = _PACKS[key] = _counts(new_deck(*key))
+    return pack
+
+
+def _counts(cards: tuple[int, ...] | list[int]) -> npt.NDArray[np.intp]:
+    return np.bincount(np.asarray(cards, dtype=np.intp), minlength=NUM_KINDS)
 
 
 def observe(view: SeatView, pending: tuple[int, ...] = (), layout: Layout | None = None
@@ -96,28 +98,25 @@ def observe(view: SeatView, pending: tuple[int, ...] = (), layout: Layout | None
     me = view.me
     out = np.zeros(lay.size, dtype=np.float32)
     p = lay.parts
-    unseen = _pack(view)
-
-    def plane(name: str, cards: tuple[int, ...] | list[int], take: bool = True) -> None:
-        base = p[name].start
-        for c in cards:
-            out[base + c] += 1
-            if take:
-                unseen[c] -= 1
-    plane("hand", view.hand)
-    plane("discard_pile", view.discard)
+    seen = _counts(view.hand) + _counts(view.discard)
+    out[p["hand"]] = _counts(view.hand)
+    out[p["discard_pile"]] = _counts(view.discard)
     if view.discard:
         out[p["discard_top"].start + view.discard[-1]] = 1
     for s in range(n):
         r = (s - me) % n
-        plane(f"melded_{r}", [c for m in view.melds if m.owner == s for c in m.cards])
-        plane(f"known_{r}", view.known[s], take=s != me)
-    base = p["unseen"].start
-    for c, k in unseen.items():
-        out[base + c] = k
+        melded = _counts([c for m in view.melds if m.owner == s for c in m.cards])
+        out[p[f"melded_{r}"]] = melded
+        seen += melded
+        if view.known[s]:
+            known = _counts(view.known[s])
+            out[p[f"known_{r}"]] = known
+            if s != me:
+                seen += known
+    out[p["unseen"]] = _pack(view) - seen
     out[p["phase"].start + _PHASE_INDEX[view.phase]] = 1
-    c = view.contract[me]
-    out[p["contract"]] = (c.sets, c.runs, c.set_size or 0, c.run_size or 0)
+    deal = view.contract[me]
+    out[p["contract"]] = (deal.sets, deal.runs, deal.set_size or 0, deal.run_size or 0)
     hands = view.ruleset.hand_list() if view.ruleset.progression == "all" else ()
     out[p["hand_number"]] = (view.hand_number, len(hands))
     out[p["stock"]] = (view.stock_size, 1.0 if view.fresh else 0.0)
@@ -137,7 +136,7 @@ def observe(view: SeatView, pending: tuple[int, ...] = (), layout: Layout | None
             1, is_set, not is_set, m.key, 0 if is_set else m.lo, len(m.cards),
             sum(1 for x in m.cards if is_wild(x, deuces)))
         out[at + len(MELD_FACTS) + (m.owner - me) % n] = 1
-    base = p["pending"].start
-    for t in pending:
-        out[base + t] += 1
+    if pending:
+        out[p["pending"]] = np.bincount(np.asarray(pending, dtype=np.intp),
+                                        minlength=codec.SIZE)
     return out
