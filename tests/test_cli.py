@@ -196,6 +196,8 @@ def _check_bench(out: dict[str, Any]) -> None:
     assert out["solver_built_feasible"] == out["solver_calls"] // 2
     assert out["solver_built_feasible"] <= out["solver_feasible"] <= out["solver_calls"]
     assert out["solver_missed_feasible"] == 0
+    # the learning environment (the rl extra is part of the test install): steps were measured
+    assert out["env_steps"] > 0 and out["env_steps_per_s"] > 0
 
 
 def test_bench_quick_json_through_the_cli(capsys: pytest.CaptureFixture[str]) -> None:
