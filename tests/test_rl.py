@@ -74,6 +74,8 @@ def check_decision(game: Game, seat: int, rng: random.Random, deep: bool) -> Act
     choice = Choice(game, seat)
     heads = {spell(a)[0] for a in game.legal_actions(seat)}
     assert set(choice.legal()) == heads
+    quick = game.legal_actions(seat, best=False)
+    assert {spell(a)[0] for a in quick} == heads and all(game.is_legal(a) for a in quick)
     if deep:
         everything = listed(game, seat)
         complete = sum(a.type == "go_down" for a in everything) <= GO_DOWNS_LISTED

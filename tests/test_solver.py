@@ -465,3 +465,30 @@ def test_a_listing_under_a_search_budget_shares_it() -> None:
     assert budgeted is not None
     assert [a.melds for a in listed()] == [tuple(m for _, m in budgeted.melds)]
     assert g.clone().search_budget == 10
+
+
+# ---- first=True: whether there is a go-down, answered by the first one found -------------------
+
+@pytest.mark.parametrize("preset", ["standard", "house", "hoyle"])
+def test_the_first_go_down_found_exists_exactly_when_a_best_one_does(preset: str) -> None:
+    rules = RuleSet.preset(preset)
+    pack = [c for c in range(52) for _ in range(2)] + [JOKER] * 4
+    rng = random.Random(8)
+    found = 0
+    for _ in range(300):
+        contract = rng.choice(rules.contracts)
+        hand = rng.sample(pack, rng.randint(11, 26))
+        best = best_go_down(hand, contract, rules)
+        first = best_go_down(hand, contract, rules, first=True)
+        assert (best is None) == (first is None), (cards_str(hand), contract)
+        if first is None or best is None:
+            continue
+        found += 1
+        used = Counter(c for _, m in first.melds for c in m)
+        assert not used - Counter(hand)
+        kinds = Counter(kind for kind, _ in first.melds)
+        assert kinds == Counter({SET: contract.sets, RUN: contract.runs}) - Counter()
+        assert all(any(r.kind == kind for r in meld_readings(m, 0, rules))
+                   for kind, m in first.melds)
+        assert first.key >= best.key  # never better than the best
+    assert found > 30

@@ -80,8 +80,9 @@ class _Spec:
 class _Search:
     def __init__(self, rules: RuleSet, contract: Contract, all_out: bool,
                  keep_at_most: tuple[Card, int] | None, empty_ok: bool = True,
-                 banned: Card | None = None, visits: int = INF) -> None:
+                 banned: Card | None = None, visits: int = INF, first: bool = False) -> None:
         self.visits_left = visits
+        self.first = first  # stop at the first go-down found (whether one exists, not the best)
         self.empty_ok = empty_ok
         self.banned = banned
         self.rules = rules
@@ -143,6 +144,8 @@ class _Search:
                                                sets - (0 if runs else 1), spare + spec.capacity)
                 if key is not None and (best is None or key < best):
                     best, best_specs, best_extra = key, (spec, *specs), extra
+                    if self.first:
+                        break
                 if self.visits_left <= 0:
                     break  # out of budget: the best so far, without making the other children
         out = (best, best_specs, best_extra)
@@ -371,10 +374,11 @@ def _split(hand: Iterable[Card], rules: RuleSet) -> tuple[tuple[Card, ...], tupl
 def best_go_down(hand: Sequence[Card], contract: Contract, rules: RuleSet, *,
                  all_out: bool = False, keep_at_most: tuple[Card, int] | None = None,
                  empty_ok: bool = True, banned: Card | None = None,
-                 budget: SearchBudget | None = None) -> GoDown | None:
+                 budget: SearchBudget | None = None, first: bool = False) -> GoDown | None:
     """The best way ``hand`` meets ``contract`` exactly, or None if it cannot; with a
     ``budget``, the best found within the visits it has left, which this search uses up
-    (module docstring).
+    (module docstring); ``first``: the first go-down found, not the best (a question of
+    whether there is one, answered far faster for a long hand).
 
     ``all_out``: every card must be melded. ``keep_at_most=(card, k)``: at most k copies of
     ``card`` may stay in hand (a wild swapped in at go-down must be used). Unless ``all_out``,
@@ -388,7 +392,7 @@ def best_go_down(hand: Sequence[Card], contract: Contract, rules: RuleSet, *,
     if not _may_be_feasible(hand, contract, rules):
         return None
     search = _Search(rules, contract, all_out, keep_at_most, empty_ok, banned,
-                     INF if budget is None else budget.left)
+                     INF if budget is None else budget.left, first)
     key, specs, extra = search.solve(nats, wilds, contract.runs, contract.sets, 0)
     if budget is not None:
         budget.left = max(search.visits_left, 0)

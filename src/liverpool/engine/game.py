@@ -79,12 +79,16 @@ class Game(DrawRules):
         self.winners = ()
         self.phase = Phase.DRAW
         self._start_hand()
-    def legal_actions(self, seat: int) -> list[Action]:
+    def legal_actions(self, seat: int, best: bool = True) -> list[Action]:
         """Every legal action of ``seat`` now, except that go-downs and borrows, which can be
         very many, are represented by the best go-down and by 3-card borrows; ``iter_legal``
-        lists them all lazily and ``is_legal`` decides any action."""
+        lists them all lazily and ``is_legal`` decides any action. ``best=False``: the go-down
+        listed is the first the solver finds, not the best (for a caller that only needs to
+        know whether the seat can go down: far faster for a long hand)."""
         if seat not in self.to_act():
             return []
+        if not best and (self.phase is Phase.PLAY or self.phase is Phase.BONUS):
+            return list(self._legal_play(seat, False, best=False))
         return list(self._legal(seat, full=False))
 
     def iter_legal(self, seat: int) -> Iterator[Action]:

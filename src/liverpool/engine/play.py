@@ -55,17 +55,20 @@ class PlayRules(CallRules):
             return None
         return self._best_go_down(seat)
 
-    def _best_go_down(self, seat: int, budget: SearchBudget | None = None) -> GoDown | None:
+    def _best_go_down(self, seat: int, budget: SearchBudget | None = None, first: bool = False
+                      ) -> GoDown | None:
+        """The best go-down of ``seat`` now (``first``: the first one the solver finds)."""
         if self.gd_swaps:
             w = self.gd_swaps[0]
             keep = (w, self.hands[seat].count(w) - self.gd_swaps.count(w))
             return best_go_down(self.hands[seat], self.contract_for(seat), self.rules,
-                                all_out=self._all_out(seat), keep_at_most=keep,
+                                all_out=self._all_out(seat), keep_at_most=keep, first=first,
                                 **self._finish_terms(budget))
-        return self._go_down_playing(seat, self.hands[seat], self.must_play, budget)
+        return self._go_down_playing(seat, self.hands[seat], self.must_play, budget, first)
 
     def _go_down_playing(self, seat: int, hand: list[Card], owed: list[Card],
-                         budget: SearchBudget | None = None) -> GoDown | None:
+                         budget: SearchBudget | None = None, first: bool = False
+                         ) -> GoDown | None:
         """The best go-down from ``hand`` that melds every wild ``owed`` to the table: a player
         who is not down can play such a wild (swapped with ``swap_needs_down`` off) only so.
         The owed wilds are all jokers: ``check()`` refuses the rules that could owe a 2 here."""
@@ -74,7 +77,7 @@ class PlayRules(CallRules):
             w = owed[0]
             keep = (w, hand.count(w) - owed.count(w))
         return best_go_down(hand, self.contract_for(seat), self.rules,
-                            all_out=self._all_out(seat), keep_at_most=keep,
+                            all_out=self._all_out(seat), keep_at_most=keep, first=first,
                             **self._finish_terms(budget))
 
     def _finish_terms(self, budget: SearchBudget | None = None) -> dict[str, Any]:
@@ -428,7 +431,7 @@ class PlayRules(CallRules):
     def _floater_must_lay_off(self, p: int) -> bool:
         return any(layoff_ends(m, c, self.rules) for m in self.melds for c in self.hands[p])
 
-    def _legal_play(self, p: int, full: bool) -> Iterator[Action]:
+    def _legal_play(self, p: int, full: bool, best: bool = True) -> Iterator[Action]:
         """The listing of a seat's plays. Under a search budget its go-down searches (the best
         go-down's and every swap check's) share one budget: the listing's cost is bounded, not
         each search's."""
@@ -439,7 +442,7 @@ class PlayRules(CallRules):
             if full:
                 yield from self._iter_go_downs(p)
             else:
-                gd = self._best_go_down(p, budget)
+                gd = self._best_go_down(p, budget, first=not best)
                 if gd is not None:
                     yield Action("go_down", p, melds=tuple(m for _, m in gd.melds))
             if self.gd_swaps:
@@ -595,7 +598,7 @@ class PlayRules(CallRules):
                     continue
                 gd = best_go_down(left, Contract(s_left, r_left, contract.set_size,
                                                  contract.run_size), r, all_out=all_out,
-                                  keep_at_most=keep, **terms)
+                                  keep_at_most=keep, first=True, **terms)
                 if gd is not None and legal([*acc, *(cards for _, cards in gd.melds)]):
                     return True
             return False

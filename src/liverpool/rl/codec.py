@@ -167,7 +167,8 @@ class Choice:
         self.game = game
         self.seat = seat
         self.prefix: tuple[int, ...] = ()
-        listed = game.legal_actions(seat) if legal is None else legal
+        # whether the seat can go down is all a choice needs of the listing's go-down
+        listed = game.legal_actions(seat, best=False) if legal is None else legal
         self._options: list[tuple[tuple[int, ...], Action]] = [
             (spell(a), a) for a in listed if a.type not in ("go_down", "borrow")]
         heads = {s[0] for s, _ in self._options}

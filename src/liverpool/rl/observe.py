@@ -68,6 +68,8 @@ class Layout:
             at += size
         self.size = at
         self.meld_width = len(MELD_FACTS) + players
+        self.melded_starts = [self.parts[f"melded_{r}"].start for r in range(players)]
+        self.known_starts = [self.parts[f"known_{r}"].start for r in range(players)]
 
 
 _PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
@@ -98,44 +100,57 @@ def observe(view: SeatView, pending: tuple[int, ...] = (), layout: Layout | None
     me = view.me
     out = np.zeros(lay.size, dtype=np.float32)
     p = lay.parts
-    seen = _counts(view.hand) + _counts(view.discard)
-    out[p["hand"]] = _counts(view.hand)
-    out[p["discard_pile"]] = _counts(view.discard)
+    # every card plane in one count: each card's index is its plane's start plus the card
+    at: list[int] = [p["hand"].start + c for c in view.hand]
+    base = p["discard_pile"].start
+    at += [base + c for c in view.discard]
+    melded, known = lay.melded_starts, lay.known_starts
+    for m in view.melds:
+        base = melded[(m.owner - me) % n]
+        at += [base + c for c in m.cards]
+    for s in range(n):
+        if view.known[s]:
+            base = known[(s - me) % n]
+            at += [base + c for c in view.known[s]]
+    planes = known[0] + n * NUM_KINDS  # the card planes end with the known ones
+    out[:planes] = np.bincount(np.asarray(at, dtype=np.intp), minlength=planes)
     if view.discard:
         out[p["discard_top"].start + view.discard[-1]] = 1
-    for s in range(n):
-        r = (s - me) % n
-        melded = _counts([c for m in view.melds if m.owner == s for c in m.cards])
-        out[p[f"melded_{r}"]] = melded
-        seen += melded
-        if view.known[s]:
-            known = _counts(view.known[s])
-            out[p[f"known_{r}"]] = known
-            if s != me:
-                seen += known
+    cards = out[:planes].reshape(-1, NUM_KINDS)
+    first_known = known[0] // NUM_KINDS
+    seen = cards[0] + cards[1] + cards[4:first_known].sum(axis=0) \
+        + cards[first_known + 1:].sum(axis=0)  # the seat's own known cards are in its hand
     out[p["unseen"]] = _pack(view) - seen
-    out[p["phase"].start + _PHASE_INDEX[view.phase]] = 1
+    # the facts, phase to the last seat, in one assignment
     deal = view.contract[me]
-    out[p["contract"]] = (deal.sets, deal.runs, deal.set_size or 0, deal.run_size or 0)
     hands = view.ruleset.hand_list() if view.ruleset.progression == "all" else ()
-    out[p["hand_number"]] = (view.hand_number, len(hands))
-    out[p["stock"]] = (view.stock_size, 1.0 if view.fresh else 0.0)
-    for s in range(n):
-        r = (s - me) % n
-        out[p[f"seat_{r}"]] = (
-            view.hand_sizes[s], view.down[s], view.out[s], view.floating[s], view.buys[s],
-            view.totals[s], view.penalties[s], view.progress[s], s in view.to_act,
-            s in view.asked, s == view.dealer, s == view.turn, s == view.discarder)
-    base = p["melds"].start
-    width = lay.meld_width
-    deuces = view.ruleset.deuces_wild
-    for i, m in enumerate(view.melds[:codec.MAX_MELDS]):
-        at = base + i * width
-        is_set = m.kind == "set"
-        out[at:at + len(MELD_FACTS)] = (
-            1, is_set, not is_set, m.key, 0 if is_set else m.lo, len(m.cards),
-            sum(1 for x in m.cards if is_wild(x, deuces)))
-        out[at + len(MELD_FACTS) + (m.owner - me) % n] = 1
+    phase = [0.0] * len(PHASES)
+    phase[_PHASE_INDEX[view.phase]] = 1.0
+    facts: list[float] = [*phase, deal.sets, deal.runs, deal.set_size or 0, deal.run_size or 0,
+                          view.hand_number, len(hands), view.stock_size, view.fresh]
+    to_act, asked = view.to_act, view.asked
+    for r in range(n):
+        s = (me + r) % n
+        facts += (view.hand_sizes[s], view.down[s], view.out[s], view.floating[s],
+                  view.buys[s], view.totals[s], view.penalties[s], view.progress[s],
+                  s in to_act, s in asked, s == view.dealer, s == view.turn,
+                  s == view.discarder)
+    out[p["phase"].start:p["melds"].start] = facts
+    melds = view.melds[:codec.MAX_MELDS]
+    if melds:
+        width = lay.meld_width
+        table = [0.0] * (width * len(melds))
+        deuces = view.ruleset.deuces_wild
+        facts_n = len(MELD_FACTS)
+        for i, m in enumerate(melds):
+            at0 = i * width
+            is_set = m.kind == "set"
+            table[at0:at0 + facts_n] = (
+                1, is_set, not is_set, m.key, 0 if is_set else m.lo, len(m.cards),
+                sum(1 for x in m.cards if is_wild(x, deuces)))
+            table[at0 + facts_n + (m.owner - me) % n] = 1
+        start = p["melds"].start
+        out[start:start + len(table)] = table
     if pending:
         out[p["pending"]] = np.bincount(np.asarray(pending, dtype=np.intp),
                                         minlength=codec.SIZE)
