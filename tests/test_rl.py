@@ -343,3 +343,40 @@ def test_hand_ended_event_is_what_the_rewards_read() -> None:
         ended += [e for e in g.apply(rng.choice(g.legal_actions(seat)))
                   if isinstance(e, HandEnded)]
     assert [list(e.points) for e in ended] == [list(r) for r in g.scores]
+
+
+def test_borrows_listed_from_meld_candidates_equal_every_subset_of_the_hand() -> None:
+    # the full listing of borrows starts from the melds the hand can make; the oracle tries
+    # every subset of the hand (2 cards up to all but one) with every arrangement
+    from itertools import combinations
+
+    from liverpool.melds import arrangements, borrow_places
+    checked = 0
+    for preset in ("house", "standard"):
+        rules = RuleSet.preset(preset, {"borrow": True})
+        for seed in range(4):
+            g = Game(rules, 3, seed=seed)
+            rng = random.Random(seed)
+            for _ in range(300):
+                if g.over:
+                    break
+                seat = g.to_act()[0]
+                legal = g.legal_actions(seat)
+                hand = g.held(seat)
+                if any(a.type == "borrow" for a in legal) and len(hand) <= 12:
+                    oracle = set()
+                    for i, m in enumerate(g.melds):
+                        for c in set(m.cards):
+                            if not borrow_places(m, c, rules):
+                                continue
+                            for k in range(2, len(hand)):
+                                for combo in set(combinations(sorted(hand), k)):
+                                    for new in arrangements((c, *combo), rules):
+                                        a = Action("borrow", seat, meld=i, card=c, new_meld=new)
+                                        if g.is_legal(a):
+                                            oracle.add(a)
+                    assert set(g.borrows(seat)) == oracle
+                    assert {a for a in g.iter_legal(seat) if a.type == "borrow"} == oracle
+                    checked += 1
+                g.apply(rng.choice(legal))
+    assert checked > 20
