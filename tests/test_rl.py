@@ -380,3 +380,14 @@ def test_borrows_listed_from_meld_candidates_equal_every_subset_of_the_hand() ->
                     checked += 1
                 g.apply(rng.choice(legal))
     assert checked > 20
+
+
+def test_the_documented_example_runs_a_whole_game() -> None:
+    # docs/rl.md's first example, as a reader would paste it
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "docs" / "rl.md").read_text()
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    scope: dict[str, object] = {}
+    exec(compile(code, "docs/rl.md", "exec"), scope)
+    e = scope["env"]
+    assert not e.agents  # type: ignore[attr-defined]  # every agent finished: the game ended
