@@ -87,9 +87,7 @@ class Game(DrawRules):
         know whether the seat can go down: far faster for a long hand)."""
         if seat not in self.to_act():
             return []
-        if not best and (self.phase is Phase.PLAY or self.phase is Phase.BONUS):
-            return list(self._legal_play(seat, False, best=False))
-        return list(self._legal(seat, full=False))
+        return list(self._legal(seat, full=False, best=best))
 
     def iter_legal(self, seat: int) -> Iterator[Action]:
         """Every legal action of ``seat``, go-downs and borrows included (lazily)."""
@@ -101,8 +99,7 @@ class Game(DrawRules):
         """Every legal go-down of ``seat`` once per combination of melds (lazily).
         ``iter_legal`` lists every order of them as well, since the order numbers the melds on
         the table; any order of a legal go-down's melds is legal."""
-        if seat not in self.to_act() or self.phase is not Phase.PLAY or self.down[seat] \
-                or self.floating[seat]:
+        if not self._may_go_down(seat):
             return iter(())
         return self._go_down_combinations(seat)
 
@@ -118,10 +115,15 @@ class Game(DrawRules):
         """For a go-down chosen meld by meld: the melds that can follow ``melds`` in a legal
         go-down of ``seat`` (each meld's cards in an order the rules accept), and whether
         ``melds`` alone is a legal go-down. Nothing, False when ``seat`` cannot go down now."""
-        if seat not in self.to_act() or self.phase is not Phase.PLAY or self.down[seat] \
-                or self.floating[seat]:
+        if not self._may_go_down(seat):
             return [], False
         return self._go_down_next(seat, melds)
+
+    def _may_go_down(self, seat: int) -> bool:
+        """Whether ``seat`` is at its play, not down and not floating: where a go-down is
+        listed at all."""
+        return seat in self.to_act() and self.phase is Phase.PLAY and not self.down[seat] \
+            and not self.floating[seat]
 
     def is_legal(self, action: Action) -> bool:
         try:
@@ -320,10 +322,10 @@ class Game(DrawRules):
         }[self.phase]
 
     # ================================================================ listing ==============
-    def _legal(self, seat: int, full: bool) -> Iterator[Action]:
+    def _legal(self, seat: int, full: bool, best: bool = True) -> Iterator[Action]:
         ph = self.phase
         if ph is Phase.PLAY or ph is Phase.BONUS:
-            return self._legal_play(seat, full)
+            return self._legal_play(seat, full, best)
         if ph is Phase.DRAW:
             return self._legal_draw(seat)
         if ph is Phase.BUY:

@@ -59,11 +59,10 @@ class PlayRules(CallRules):
                       ) -> GoDown | None:
         """The best go-down of ``seat`` now (``first``: the first one the solver finds)."""
         if self.gd_swaps:
-            w = self.gd_swaps[0]
-            keep = (w, self.hands[seat].count(w) - self.gd_swaps.count(w))
             return best_go_down(self.hands[seat], self.contract_for(seat), self.rules,
-                                all_out=self._all_out(seat), keep_at_most=keep, first=first,
-                                **self._finish_terms(budget))
+                                all_out=self._all_out(seat),
+                                keep_at_most=_kept_wild(self.hands[seat], self.gd_swaps),
+                                first=first, **self._finish_terms(budget))
         return self._go_down_playing(seat, self.hands[seat], self.must_play, budget, first)
 
     def _go_down_playing(self, seat: int, hand: list[Card], owed: list[Card],
@@ -72,12 +71,9 @@ class PlayRules(CallRules):
         """The best go-down from ``hand`` that melds every wild ``owed`` to the table: a player
         who is not down can play such a wild (swapped with ``swap_needs_down`` off) only so.
         The owed wilds are all jokers: ``check()`` refuses the rules that could owe a 2 here."""
-        keep = None
-        if owed:
-            w = owed[0]
-            keep = (w, hand.count(w) - owed.count(w))
         return best_go_down(hand, self.contract_for(seat), self.rules,
-                            all_out=self._all_out(seat), keep_at_most=keep, first=first,
+                            all_out=self._all_out(seat), keep_at_most=_kept_wild(hand, owed),
+                            first=first,
                             **self._finish_terms(budget))
 
     def _finish_terms(self, budget: SearchBudget | None = None) -> dict[str, Any]:
@@ -566,19 +562,16 @@ class PlayRules(CallRules):
         if any(k < 0 for k in pool.values()):
             return [], False
         done = list(melds)
-        whole = self._passes(self._check_go_down, Action("go_down", p, melds=tuple(done)))
         groups = _meld_candidates(list(pool.elements()), r)
         needs = [Counter(m) for m in groups]
-        keep = None
         owed = self.gd_swaps or self.must_play
-        if owed:
-            w = owed[0]
-            keep = (w, self.hands[p].count(w) - owed.count(w))
+        keep = _kept_wild(self.hands[p], owed)
         terms = self._finish_terms(None)
         all_out = self._all_out(p)
 
         def legal(acc: list[tuple[Card, ...]]) -> bool:
             return self._passes(self._check_go_down, Action("go_down", p, melds=tuple(acc)))
+        whole = legal(done)
 
         def by_solver(acc: list[tuple[Card, ...]], rest: Counter[Card]) -> bool:
             sets = contract.sets
@@ -586,12 +579,12 @@ class PlayRules(CallRules):
             kinds: list[list[str]] = []
             for m in acc:
                 kinds.append(sorted({x.kind for x in meld_readings(m, p, r)}))
+            left = list(rest.elements())
             for choice in product(*kinds):
                 s_left = sets - sum(1 for k in choice if k == SET)
                 r_left = runs - sum(1 for k in choice if k == RUN)
                 if s_left < 0 or r_left < 0:
                     continue
-                left = list(rest.elements())
                 if s_left == r_left == 0:
                     if legal(acc):
                         return True
@@ -671,6 +664,15 @@ class PlayRules(CallRules):
             a = Action("go_down", p, melds=key)
             if self._passes(self._check_go_down, a):
                 yield a
+
+
+def _kept_wild(hand: Sequence[Card], owed: Sequence[Card]) -> tuple[Card, int] | None:
+    """The solver's ``keep_at_most`` for wilds a go-down must use (swapped in to go down, or
+    owed to the table): at most as many of the first such wild may stay as were held besides."""
+    if not owed:
+        return None
+    w = owed[0]
+    return (w, hand.count(w) - owed.count(w))
 
 
 def _meld_candidates(hand: Sequence[Card], rules: RuleSet) -> list[tuple[Card, ...]]:

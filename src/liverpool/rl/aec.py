@@ -151,10 +151,6 @@ class LiverpoolEnv(AECEnv):  # type: ignore[misc]
         return {"observation": observe(game.view_for(seat), pending, self.layout),
                 "action_mask": mask}
 
-    def legal_ids(self) -> list[int]:
-        """The ids the acting agent may choose now (those the action mask marks)."""
-        return [] if self.choice is None else list(self.choice.legal())
-
     def render(self) -> str | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() needs a render_mode: 'ansi' or 'human'")

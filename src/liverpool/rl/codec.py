@@ -282,8 +282,3 @@ class _GoDown:
             return Action("go_down", self.seat, melds=tuple(self.done))
         return None
 
-
-def spell_all(game: Game, seat: int) -> list[tuple[tuple[int, ...], Action]]:
-    """Every legal action of ``seat`` (``iter_legal``: go-downs and borrows in full) with its
-    spelling; for tests and tools, the one listing a choice must agree with."""
-    return [(spell(a), a) for a in game.iter_legal(seat)]

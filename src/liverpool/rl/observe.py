@@ -84,12 +84,9 @@ def _pack(view: SeatView) -> npt.NDArray[np.intp]:
     key = (rules.decks_for(len(view.players)), rules.jokers_per_deck)
     pack = _PACKS.get(key)
     if pack is None:
-        pack = _PACKS[key] = _counts(new_deck(*key))
+        pack = _PACKS[key] = np.bincount(np.asarray(new_deck(*key), dtype=np.intp),
+                                         minlength=NUM_KINDS)
     return pack
-
-
-def _counts(cards: tuple[int, ...] | list[int]) -> npt.NDArray[np.intp]:
-    return np.bincount(np.asarray(cards, dtype=np.intp), minlength=NUM_KINDS)
 
 
 def observe(view: SeatView, pending: tuple[int, ...] = (), layout: Layout | None = None
