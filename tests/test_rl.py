@@ -293,6 +293,47 @@ def test_the_wrapped_environment_ends_the_game_on_an_illegal_id() -> None:
     assert all(e.terminations.values()) and e.rewards[agent] == -1.0
 
 
+@pytest.mark.parametrize("seed", [3, 4])
+def test_the_checked_environment_behaves_as_pettingzoos_three_wrappers(seed: int) -> None:
+    """``env()`` folds TerminateIllegal, AssertOutOfBounds and OrderEnforcing into one layer:
+    the same game, with an illegal id at a random step, ends the same through both."""
+    from pettingzoo.utils import wrappers
+
+    stacked = wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(
+        wrappers.TerminateIllegalWrapper(raw_env(rules="arena", players=2, seed=seed),
+                                         illegal_reward=-1.0)))
+    ours = env(rules="arena", players=2, seed=seed)
+    rng = random.Random(seed)
+    bad_at = rng.randrange(5, 60)
+    for e in (stacked, ours):
+        with pytest.raises(Exception, match="reset"):
+            e.step(0)
+        e.reset()
+    for step in range(200):
+        assert stacked.agents == ours.agents
+        if not stacked.agents:
+            break
+        (o1, r1, t1, u1, _), (o2, r2, t2, u2, _) = stacked.last(), ours.last()
+        assert (r1, t1, u1) == (r2, t2, u2)
+        assert np.array_equal(o1["action_mask"], o2["action_mask"])
+        assert np.array_equal(o1["observation"], o2["observation"])
+        if t1 or u1:
+            stacked.step(None)
+            ours.step(None)
+            continue
+        mask = o1["action_mask"]
+        ids = np.flatnonzero(mask == 0 if step == bad_at else mask)
+        a = int(ids[rng.randrange(len(ids))])
+        stacked.step(a)
+        ours.step(a)
+        assert stacked.rewards == ours.rewards
+    assert step >= bad_at and not ours.agents
+    with pytest.raises(AssertionError, match="action space"):
+        e = env(rules="arena", players=2, seed=seed)
+        e.reset()
+        e.step(codec.SIZE)
+
+
 def test_bad_arguments_are_refused_by_name() -> None:
     with pytest.raises(ValueError, match="reward"):
         raw_env(reward="points")
