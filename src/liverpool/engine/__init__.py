@@ -13,9 +13,10 @@ Interfaces use the public surface written down in docs/engine.md: ``Game.legal_a
 from . import events
 from .events import Event, HandEnded, HandStarted
 from .game import Game
+from .play import NextMelds
 from .state import HandEnd, IllegalActionError, Phase
 from .turns import stacked_deck
 from .view import SeatView
 
-__all__ = ["Event", "Game", "HandEnd", "HandEnded", "HandStarted", "IllegalActionError", "Phase",
-           "SeatView", "events", "stacked_deck"]
+__all__ = ["Event", "Game", "HandEnd", "HandEnded", "HandStarted", "IllegalActionError",
+           "NextMelds", "Phase", "SeatView", "events", "stacked_deck"]

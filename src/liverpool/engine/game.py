@@ -29,6 +29,7 @@ from ..melds import SET, arrangements, layoff_ends, meld_readings, swap_options
 from ..rules import RuleSet
 from .draw import DrawRules
 from .events import Event, HandStarted, before, hand_started, happened
+from .play import NextMelds
 from .state import (
     STATE_FIELDS,
     IllegalActionError,
@@ -115,8 +116,15 @@ class Game(DrawRules):
         """For a go-down chosen meld by meld: the melds that can follow ``melds`` in a legal
         go-down of ``seat`` (each meld's cards in an order the rules accept), and whether
         ``melds`` alone is a legal go-down. Nothing, False when ``seat`` cannot go down now."""
+        step = self.next_melds(seat, melds)
+        return ([], False) if step is None else (step.following(), step.whole)
+
+    def next_melds(self, seat: int, melds: Sequence[tuple[Card, ...]] = ()) -> NextMelds | None:
+        """``go_down_next`` answered lazily: its candidates, each checked only when
+        ``follows`` asks (a chooser wanting one meld per next card asks a few of hundreds);
+        None when ``seat`` cannot go down now."""
         if not self._may_go_down(seat):
-            return [], False
+            return None
         return self._go_down_next(seat, melds)
 
     def _may_go_down(self, seat: int) -> bool:
@@ -354,7 +362,7 @@ class Game(DrawRules):
             contract=tuple(self.contract_for(s) for s in range(self.n)),
             hand=() if seat is None else tuple(sorted_cards(self.hands[seat], deuces)),
             hand_sizes=tuple(len(h) for h in self.hands),
-            known=tuple(tuple(sorted_cards(k.elements(), deuces)) for k in self.known),
+            known=tuple(tuple(sorted_cards(k.elements(), deuces)) if k else () for k in self.known),
             stock_size=len(self.stock), ruleset=self.rules, **public_fields(self))
 
     @staticmethod

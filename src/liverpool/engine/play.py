@@ -547,86 +547,8 @@ class PlayRules(CallRules):
                     seen.add(order)
                     yield combo.replace(melds=order)
 
-    def _go_down_next(self, p: int, melds: Sequence[tuple[Card, ...]]
-                      ) -> tuple[list[tuple[Card, ...]], bool]:
-        """The melds that can follow ``melds`` in a legal go-down of ``p`` (each as the
-        candidates arrange it), and whether ``melds`` alone is one. A candidate is kept when one
-        legal go-down holds ``melds`` and it: the solver's best completion of the rest of the
-        contract from the cards left, checked as an action; where that fails, every completion
-        is tried until one passes (where the solver's terms are not the check's), so the answer
-        is exact, and fast where play is ordinary."""
-        r = self.rules
-        contract = self.contract_for(p)
-        pool = Counter(self.hands[p])
-        pool.subtract(c for m in melds for c in m)
-        if any(k < 0 for k in pool.values()):
-            return [], False
-        done = list(melds)
-        groups = _meld_candidates(list(pool.elements()), r)
-        needs = [Counter(m) for m in groups]
-        owed = self.gd_swaps or self.must_play
-        keep = _kept_wild(self.hands[p], owed)
-        terms = self._finish_terms(None)
-        all_out = self._all_out(p)
-
-        def legal(acc: list[tuple[Card, ...]]) -> bool:
-            return self._passes(self._check_go_down, Action("go_down", p, melds=tuple(acc)))
-        whole = legal(done)
-
-        def by_solver(acc: list[tuple[Card, ...]], rest: Counter[Card]) -> bool:
-            sets = contract.sets
-            runs = contract.runs
-            kinds: list[list[str]] = []
-            for m in acc:
-                kinds.append(sorted({x.kind for x in meld_readings(m, p, r)}))
-            left = list(rest.elements())
-            for choice in product(*kinds):
-                s_left = sets - sum(1 for k in choice if k == SET)
-                r_left = runs - sum(1 for k in choice if k == RUN)
-                if s_left < 0 or r_left < 0:
-                    continue
-                if s_left == r_left == 0:
-                    if legal(acc):
-                        return True
-                    continue
-                gd = best_go_down(left, Contract(s_left, r_left, contract.set_size,
-                                                 contract.run_size), r, all_out=all_out,
-                                  keep_at_most=keep, first=True, **terms)
-                if gd is not None and legal([*acc, *(cards for _, cards in gd.melds)]):
-                    return True
-            return False
-
-        def by_search(start: int, acc: list[tuple[Card, ...]], rest: Counter[Card]) -> bool:
-            if len(acc) >= contract.sets + contract.runs and legal(acc):
-                return True
-            if len(acc) >= contract.sets + contract.runs and not r.extra_melds_at_go_down:
-                return False
-            for j in range(start, len(groups)):
-                need = needs[j]
-                if all(rest[c] >= k for c, k in need.items()):
-                    rest.subtract(need)
-                    acc.append(groups[j])
-                    found = by_search(j, acc, rest)
-                    acc.pop()
-                    rest.update(need)
-                    if found:
-                        return True
-            return False
-
-        # the solver's finishing terms are the check's own, except with extra melds, wilds
-        # owed to the table, or swapped wilds of two kinds: there a "no" is searched again
-        exhaustive = r.extra_melds_at_go_down or bool(self.must_play) or len(set(owed)) > 1
-        following: list[tuple[Card, ...]] = []
-        for j, m in enumerate(groups):
-            need = needs[j]
-            if not all(pool[c] >= k for c, k in need.items()):
-                continue
-            rest = pool.copy()
-            rest.subtract(need)
-            acc = [*done, m]
-            if by_solver(acc, rest) or (exhaustive and by_search(0, acc, rest)):
-                following.append(m)
-        return following, whole
+    def _go_down_next(self, p: int, melds: Sequence[tuple[Card, ...]]) -> NextMelds:
+        return NextMelds(self, p, melds)
 
     def _go_down_combinations(self, p: int) -> Iterator[Action]:
         """Every legal go-down's melds once, whatever their order (the check does not depend on
@@ -666,6 +588,112 @@ class PlayRules(CallRules):
                 yield a
 
 
+class NextMelds:
+    """For a go-down chosen meld by meld: the ``candidates`` (melds the cards left could make,
+    each as the candidates arrange it), whether the melds chosen are a legal go-down alone
+    (``whole``), and for each candidate, checked when first asked (``follows``), whether one
+    legal go-down holds the melds chosen and it. A chooser that only needs one meld per next
+    card asks a fraction of the candidates: a long hand has hundreds.
+
+    The check: the solver's best completion of the rest of the contract from the cards left,
+    checked as an action; where that fails, every completion is tried until one passes (where
+    the solver's terms are not the check's), so the answer is exact, and fast where play is
+    ordinary."""
+
+    def __init__(self, game: PlayRules, p: int, melds: Sequence[tuple[Card, ...]]) -> None:
+        self.game = game
+        self.p = p
+        self.done = list(melds)
+        self.answers: dict[int, bool] = {}
+        pool = Counter(game.hands[p])
+        pool.subtract(c for m in melds for c in m)
+        self.pool = pool
+        if any(k < 0 for k in pool.values()):
+            self.candidates: list[tuple[Card, ...]] = []
+            self.whole = False
+            return
+        r = game.rules
+        self.candidates = _meld_candidates(list(pool.elements()), r)
+        self.needs = [Counter(m) for m in self.candidates]
+        self.contract = game.contract_for(p)
+        owed = game.gd_swaps or game.must_play
+        self.keep = _kept_wild(game.hands[p], owed)
+        self.terms = game._finish_terms(None)
+        self.all_out = game._all_out(p)
+        # the solver's finishing terms are the check's own, except with extra melds, wilds
+        # owed to the table, or swapped wilds of two kinds: there a "no" is searched again
+        self.exhaustive = r.extra_melds_at_go_down or bool(game.must_play) or len(set(owed)) > 1
+        self.whole = self._legal(self.done)
+
+    def following(self) -> list[tuple[Card, ...]]:
+        """Every candidate that can follow (each checked)."""
+        return [m for j, m in enumerate(self.candidates) if self.follows(j)]
+
+    def follows(self, j: int) -> bool:
+        """Whether candidate ``j`` can follow the melds chosen in a legal go-down."""
+        known = self.answers.get(j)
+        if known is None:
+            need = self.needs[j]
+            pool = self.pool
+            known = False
+            full = len(self.done) >= self.contract.sets + self.contract.runs
+            if (not full or self.game.rules.extra_melds_at_go_down) \
+                    and all(pool[c] >= k for c, k in need.items()):
+                rest = pool.copy()
+                rest.subtract(need)
+                acc = [*self.done, self.candidates[j]]
+                known = self._by_solver(acc, rest) or (
+                    self.exhaustive and self._by_search(0, acc, rest))
+            self.answers[j] = known
+        return known
+
+    def _legal(self, acc: list[tuple[Card, ...]]) -> bool:
+        game = self.game
+        return game._passes(game._check_go_down, Action("go_down", self.p, melds=tuple(acc)))
+
+    def _by_solver(self, acc: list[tuple[Card, ...]], rest: Counter[Card]) -> bool:
+        r = self.game.rules
+        contract = self.contract
+        kinds: list[list[str]] = []
+        for m in acc:
+            kinds.append(sorted({x.kind for x in meld_readings(m, self.p, r)}))
+        left = list(rest.elements())
+        for choice in product(*kinds):
+            s_left = contract.sets - sum(1 for k in choice if k == SET)
+            r_left = contract.runs - sum(1 for k in choice if k == RUN)
+            if s_left < 0 or r_left < 0:
+                continue
+            if s_left == r_left == 0:
+                if self._legal(acc):
+                    return True
+                continue
+            gd = best_go_down(left, Contract(s_left, r_left, contract.set_size,
+                                             contract.run_size), r, all_out=self.all_out,
+                              keep_at_most=self.keep, first=True, **self.terms)
+            if gd is not None and self._legal([*acc, *(cards for _, cards in gd.melds)]):
+                return True
+        return False
+
+    def _by_search(self, start: int, acc: list[tuple[Card, ...]], rest: Counter[Card]) -> bool:
+        contract = self.contract
+        if len(acc) >= contract.sets + contract.runs and self._legal(acc):
+            return True
+        if len(acc) >= contract.sets + contract.runs and not self.game.rules.extra_melds_at_go_down:
+            return False
+        groups, needs = self.candidates, self.needs
+        for j in range(start, len(groups)):
+            need = needs[j]
+            if all(rest[c] >= k for c, k in need.items()):
+                rest.subtract(need)
+                acc.append(groups[j])
+                found = self._by_search(j, acc, rest)
+                acc.pop()
+                rest.update(need)
+                if found:
+                    return True
+        return False
+
+
 def _kept_wild(hand: Sequence[Card], owed: Sequence[Card]) -> tuple[Card, int] | None:
     """The solver's ``keep_at_most`` for wilds a go-down must use (swapped in to go down, or
     owed to the table): at most as many of the first such wild may stay as were held besides."""
@@ -686,35 +714,39 @@ def _meld_candidates(hand: Sequence[Card], rules: RuleSet) -> list[tuple[Card, .
     wild_subsets = {tuple(w) for k in range(len(wilds) + 1) for w in combinations(wilds, k)}
     # sets
     ranks = {c % 13 + 1 for c in hand if c != JOKER}
+    least = rules.min_set  # fewer cards read as no set: not built, not read
     for rank in ranks:
         naturals = sorted(c for c in hand if c != JOKER and c % 13 + 1 == rank)
         nat_subsets = {tuple(s) for k in range(1, len(naturals) + 1)
                        for s in combinations(naturals, k)}
+        shared = deuces and rank == 2  # wild 2s are naturals here too: a card picked twice
         for ns in nat_subsets:
             for ws in wild_subsets:
+                if len(ns) + len(ws) < least:
+                    continue
                 cards = Counter(ns) + Counter(ws)
-                if any(pool[c] < k for c, k in cards.items()):
+                if shared and any(pool[c] < k for c, k in cards.items()):
                     continue
                 m = tuple(sorted_cards(cards.elements(), deuces and rank != 2))
                 if any(x.kind == SET for x in meld_readings(m, 0, rules)):
                     out.add(m)
-    # runs: every window of every suit, naturals where held, wilds elsewhere
+    # runs: every window of every suit, naturals where held, wilds elsewhere; a window whose
+    # places without their natural outnumber the wilds cannot be filled, nor any longer one
+    spare = len(wilds)
+    kinds = sorted(set(wilds))
     for suit in range(4):
         for lo in range(1, 14):
-            for length in range(rules.min_run, 14):
-                hi = lo + length - 1
-                if hi > 14:
+            options: list[list[Card]] = []
+            gaps = 0
+            for r in range(lo, min(lo + 12, 14) + 1):  # 13 places at most, the ace high last
+                t = (r - 1) % 13 + suit * 13
+                held = bool(nat_counts[t]) or t in wilds
+                gaps += not held
+                if gaps > spare:
                     break
-                targets = [((r - 1) % 13) + suit * 13 if r <= 13 else suit * 13 for r in
-                           range(lo, hi + 1)]
-                options: list[list[Card]] = []
-                for t in targets:
-                    opt = []
-                    if nat_counts[t] or t in wilds:
-                        opt.append(t)
-                    opt.extend(sorted(set(wilds)))
-                    options.append(opt)
-                _expand_runs(options, 0, [], pool, rules, out)
+                options.append([t, *kinds] if held else list(kinds))
+                if len(options) >= rules.min_run:
+                    _expand_runs(options, 0, [], pool, rules, out)
     return sorted(out)
 
 
