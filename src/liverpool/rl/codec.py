@@ -39,8 +39,8 @@ A choice offers exactly the tokens that continue some legal action, so every id 
 ends in an action the engine accepts, and every action the engine lists (``Game.iter_legal``,
 go-downs and borrows included) can be spelled. Borrows, which can be many, are listed in full
 only once their head is chosen; go-downs, which can be very many, are never listed: the engine
-says at each meld's start which melds can come next (``Game.go_down_next``), and the melds
-may come in any order.
+says at each meld's start which melds can come next (``Game.next_melds``, each candidate
+checked only when asked), and the melds may come in any order.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from collections.abc import Iterable, Sequence
 
 from ..actions import Action
 from ..cards import NUM_KINDS, Card, card_str
-from ..engine import Game, IllegalActionError
+from ..engine import Game, IllegalActionError, NextMelds
 
 DRAW, TAKE_DISCARD, NO_DRAW, PASS, BUY, BUY_DEEP, GO_DOWN, BORROW, CALL, CUT = range(10)
 DISCARD = 10
@@ -163,21 +163,28 @@ class Choice:
 
     __slots__ = ("_go_down", "_legal", "_options", "game", "prefix", "seat")
 
-    def __init__(self, game: Game, seat: int, legal: Sequence[Action] | None = None) -> None:
+    def __init__(self, game: Game, seat: int, legal: Sequence[Action] | None = None,
+                 source: Choice | None = None) -> None:
         self.game = game
         self.seat = seat
         self.prefix: tuple[int, ...] = ()
+        self._go_down: _GoDown | None = None
+        self._options: list[tuple[tuple[int, ...], Action]] = []
+        self._legal: list[int] = []
+        if source is not None:  # a fork: the same point of the same spelling
+            self.prefix, self._options, self._legal = source.prefix, source._options, \
+                source._legal
+            self._go_down = None if source._go_down is None else source._go_down.fork()
+            return
         # whether the seat can go down is all a choice needs of the listing's go-down
         listed = game.legal_actions(seat, best=False) if legal is None else legal
-        self._options: list[tuple[tuple[int, ...], Action]] = [
-            (spell(a), a) for a in listed if a.type not in ("go_down", "borrow")]
+        self._options = [(spell(a), a) for a in listed if a.type not in ("go_down", "borrow")]
         heads = {s[0] for s, _ in self._options}
         heads.update(GO_DOWN if a.type == "go_down" else BORROW
                      for a in listed if a.type in ("go_down", "borrow"))
         if not heads:
             raise IllegalActionError(f"seat {seat} has no decision to make now")
         self._legal = sorted(heads)
-        self._go_down: _GoDown | None = None
 
     def legal(self) -> list[int]:
         """The ids that may come next, ascending."""
@@ -185,11 +192,7 @@ class Choice:
 
     def fork(self) -> Choice:
         """An independent copy at the same point of the spelling (a search tries each id)."""
-        other = Choice.__new__(Choice)
-        other.game, other.seat, other.prefix = self.game, self.seat, self.prefix
-        other._options, other._legal = self._options, self._legal
-        other._go_down = None if self._go_down is None else self._go_down.fork()
-        return other
+        return Choice(self.game, self.seat, source=self)
 
     def choose(self, token: int) -> Action | None:
         """Take ``token``; the complete action, or None while more tokens are needed.
@@ -241,32 +244,41 @@ Meld = tuple[Card, ...]
 
 class _GoDown:
     """A go-down spelled meld by meld, card by card, in any order of its melds: at each meld's
-    start the engine says which melds can come next in some legal go-down
-    (``Game.go_down_next``), so every id offered leads to a go-down the engine accepts."""
+    start the engine offers the melds that can come next in some legal go-down
+    (``Game.next_melds``), so every id offered leads to a go-down the engine accepts. Each
+    next id needs one candidate meld checked, not all of them."""
 
-    __slots__ = ("done", "game", "melds", "partial", "seat", "whole")
+    __slots__ = ("done", "game", "partial", "seat", "step")
 
-    def __init__(self, game: Game, seat: int) -> None:
+    def __init__(self, game: Game, seat: int, source: _GoDown | None = None) -> None:
         self.game = game
         self.seat = seat
-        self.done: list[Meld] = []
-        self.partial: Meld = ()
-        self.melds, self.whole = game.go_down_next(seat, ())
+        self.done: list[Meld] = [] if source is None else list(source.done)
+        self.partial: Meld = () if source is None else source.partial
+        # a fork shares the engine's answers: they hold for the same melds chosen
+        self.step: NextMelds = self._next() if source is None else source.step
+
+    def _next(self) -> NextMelds:
+        step = self.game.next_melds(self.seat, self.done)
+        assert step is not None, "a go-down was begun where the seat cannot go down"
+        return step
 
     def fork(self) -> _GoDown:
-        other = _GoDown.__new__(_GoDown)
-        other.game, other.seat, other.partial = self.game, self.seat, self.partial
-        other.done, other.melds, other.whole = list(self.done), self.melds, self.whole
-        return other
+        return _GoDown(self.game, self.seat, source=self)
 
     def following(self) -> list[int]:
         out: set[int] = set()
-        at = len(self.partial)
-        if not self.partial and self.whole:
+        partial = self.partial
+        at = len(partial)
+        step = self.step
+        if not partial and step.whole:
             out.add(STOP)
-        for m in self.melds:
-            if m[:at] == self.partial:
-                out.add(MELD_END if len(m) == at else CARD + m[at])
+        for j, m in enumerate(step.candidates):
+            if len(m) < at or m[:at] != partial:
+                continue
+            token = MELD_END if len(m) == at else CARD + m[at]
+            if token not in out and step.follows(j):
+                out.add(token)
         return sorted(out)
 
     def take(self, token: int) -> Action | None:
@@ -277,8 +289,8 @@ class _GoDown:
             return None
         self.done.append(self.partial)
         self.partial = ()
-        self.melds, self.whole = self.game.go_down_next(self.seat, self.done)
-        if self.whole and not self.melds:
+        self.step = self._next()
+        if self.step.whole and not any(self.step.follows(j)
+                                       for j in range(len(self.step.candidates))):
             return Action("go_down", self.seat, melds=tuple(self.done))
         return None
-
