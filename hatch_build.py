@@ -65,7 +65,11 @@ def compile_core(root: Path, out: Path, work: Path) -> list[Path]:
     cwd = os.getcwd()
     os.chdir(root)  # mypy reads the project's configuration and finds the package from here
     try:
-        extensions = mypycify([f"--cache-dir={work / 'mypy-cache'}", *paths], opt_level="3",
+        # modules outside the core (the learning interfaces' NumPy glue, reached through
+        # imports inside functions) need not type-check where their optional dependencies
+        # are not installed yet: followed silently
+        extensions = mypycify([f"--cache-dir={work / 'mypy-cache'}", "--follow-imports=silent",
+                               *paths], opt_level="3",
                               group_name=GROUP, target_dir=str(work / "c"))
         dist = Distribution({"ext_modules": extensions})
         command = build_ext(dist)
@@ -112,7 +116,8 @@ class CompiledCoreHook(BuildHookInterface):  # type: ignore[type-arg]
                         "liverpool." + m.replace("/", "."):
                             source_hash(src / "liverpool" / f"{m}.py") for m in CORE_MODULES},
                 }
-            except Exception as e:  # a failed compiled build must never fail the install
+            # a failed compiled build must never fail the install (mypyc exits on type errors)
+            except (Exception, SystemExit) as e:
                 why = f"the compiled build failed when it was installed ({type(e).__name__}: " \
                       f"{str(e)[:300]})"
                 built = []

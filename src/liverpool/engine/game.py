@@ -362,7 +362,7 @@ class Game(DrawRules):
             contract=tuple(self.contract_for(s) for s in range(self.n)),
             hand=() if seat is None else tuple(sorted_cards(self.hands[seat], deuces)),
             hand_sizes=tuple(len(h) for h in self.hands),
-            known=tuple(tuple(sorted_cards(k.elements(), deuces)) if k else () for k in self.known),
+            known=tuple(_listed(k, deuces) for k in self.known),
             stock_size=len(self.stock), ruleset=self.rules, **public_fields(self))
 
     @staticmethod
@@ -495,3 +495,8 @@ ACTIONS_BY_PHASE: dict[Phase, frozenset[str]] = {
     Phase.OVER: frozenset(),
 }
 
+
+def _listed(known: Counter[Card], deuces: bool) -> tuple[Card, ...]:
+    """A seat's known cards in hand order (a card taken and played since is kept at 0)."""
+    cards = [c for c, k in known.items() for _ in range(k)]
+    return tuple(sorted_cards(cards, deuces)) if cards else ()
