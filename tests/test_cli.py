@@ -200,6 +200,27 @@ def _check_bench(out: dict[str, Any]) -> None:
     assert out["env_steps"] > 0 and out["env_steps_per_s"] > 0
 
 
+def test_bench_env_reports_rounds_and_their_median(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["bench", "env", "--quick", "--json", "--rounds", "3"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rounds = out["rounds"]
+    assert len(rounds) == 3 and all(r["games"] >= 1 and r["steps"] > 0 for r in rounds)
+    # the environment's own time is part of the loop's: its rate is the higher
+    assert all(0 < r["env_s"] <= r["loop_s"] for r in rounds)
+    assert out["env_steps_per_s"] == sorted(r["env_steps_per_s"] for r in rounds)[1]
+    assert out["loop_steps_per_s"] <= out["env_steps_per_s"]
+
+
+def test_bench_env_fails_when_a_game_is_cut_short(monkeypatch: pytest.MonkeyPatch) -> None:
+    # an environment refusing the ids its mask offers ends each game at once: a bench that
+    # counted those would measure far less than whole games
+    from liverpool.bench import MeasuredLess, measure_env
+    from liverpool.rl.aec import LiverpoolEnv
+    monkeypatch.setattr(LiverpoolEnv, "is_legal_id", lambda self, action: False)
+    with pytest.raises(MeasuredLess, match="cut short"):
+        measure_env(0.0)
+
+
 def test_bench_quick_json_through_the_cli(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["bench", "--quick", "--json"]) == 0
     out, _ = capsys.readouterr()

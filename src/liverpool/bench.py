@@ -27,11 +27,10 @@ The bots (``standard``, 4 players, seeded, so every run measures the same work):
 
 The learning interfaces (with the ``rl`` extra; ``null`` without it):
 
-* *environment steps/s*: the PettingZoo environment (``liverpool.rl.env``, wrapped as users get
-  it), ``standard``, 4 players, random masked play (each step a uniform choice among the ids the
-  action mask allows, NumPy's seeded generator), observing every step (``env.last()``), whole
-  games from seeds ``ENGINE_SEED, ...`` until the budget is spent; the last game is counted up
-  to where the budget ran out.
+* *environment steps/s*: one round of ``liverpool bench env`` (``benchmarks.envsteps``): the
+  PettingZoo environment as users get it, ``standard``, 4 players, random masked play observing
+  every step, the clock inside the environment's calls; beside it the loop's rate with the
+  random player's choice. ``bench env`` runs rounds and quotes the median.
 
 ``--quick`` shrinks everything (for tests). ``--json`` prints one JSON object on stdout; the
 progress bar always goes to stderr.
@@ -374,9 +373,32 @@ def run_scaling(backend: str, games: int) -> float | None:
 
 # ---- the command ----------------------------------------------------------------------------
 
-def run_env_steps(budget_s: float) -> tuple[int, int, float] | None:
-    """Steps, finished games and seconds of random masked play in the PettingZoo environment;
-    None without the ``rl`` extra."""
+class MeasuredLess(RuntimeError):
+    """A round that did not measure what the bench says it measures."""
+
+
+@dataclass(frozen=True)
+class EnvRound:
+    steps: int  # agent steps taken
+    games: int  # games played to their end
+    env_s: float  # seconds inside the environment's calls
+    loop_s: float  # seconds of the whole loop
+
+    @property
+    def env_rate(self) -> float:
+        return self.steps / self.env_s if self.env_s else 0.0
+
+    @property
+    def loop_rate(self) -> float:
+        return self.steps / self.loop_s if self.loop_s else 0.0
+
+
+def measure_env(budget_s: float, seed: int = ENGINE_SEED) -> EnvRound | None:
+    """One round of random masked play in the learning environment (``bench env`` runs
+    several): whole games until the budget is spent and one game at least has ended, the last
+    counted up to where the budget ran out. ``MeasuredLess`` when a game was cut short (an id
+    the mask offered was refused: the games would be shorter than real ones); None without the
+    ``rl`` extra."""
     try:
         import numpy as np
 
@@ -384,24 +406,39 @@ def run_env_steps(budget_s: float) -> tuple[int, int, float] | None:
     except ImportError:
         return None
     e = make_env(rules=PRESET, players=PLAYERS)
-    rng = np.random.default_rng(ENGINE_SEED)
+    pick = random.Random(seed)
+    clock = time.perf_counter
     steps = games = 0
-    e.reset(seed=ENGINE_SEED)
-    t0 = time.perf_counter()
+    inside = 0.0
+    t0 = clock()
+    e.reset(seed=seed)
+    inside += clock() - t0
     deadline = t0 + budget_s
     while True:
+        t = clock()
         obs, _, term, trunc, _ = e.last()
+        inside += clock() - t
         if term or trunc:
+            if trunc:
+                raise MeasuredLess(f"game {games + 1} was cut short after {steps} steps: an "
+                                   "id its mask offered was refused")
             games += 1
+            t = clock()
             e.reset()
-            if time.perf_counter() >= deadline:
+            inside += clock() - t
+            if clock() >= deadline:
                 break
             continue
-        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        ids = np.flatnonzero(obs["action_mask"])
+        action = int(ids[pick.randrange(len(ids))])
+        t = clock()
+        e.step(action)
+        inside += clock() - t
         steps += 1
-        if steps % 256 == 0 and time.perf_counter() >= deadline:
+        if games and steps % 256 == 0 and clock() >= deadline:
             break
-    return steps, games, time.perf_counter() - t0
+    loop = clock() - t0
+    return EnvRound(steps, games, inside, loop)
 
 
 def run(quick: bool = False, show_progress: bool = True) -> dict[str, Any]:
@@ -425,7 +462,7 @@ def run(quick: bool = False, show_progress: bool = True) -> dict[str, Any]:
         ray_scaling = None if quick else run_scaling("ray", scaling_games)
         progress.advance(task)
         env_task = progress.add_task("learning environment: random masked play", total=1)
-        env = run_env_steps(QUICK_ENV_BUDGET_S if quick else ENV_BUDGET_S)
+        env = measure_env(QUICK_ENV_BUDGET_S if quick else ENV_BUDGET_S)
         progress.advance(env_task)
     return {
         "core": compiled.core,  # "compiled" or "python": which core was measured
@@ -458,9 +495,10 @@ def run(quick: bool = False, show_progress: bool = True) -> dict[str, Any]:
         "local_scaling_2v1": local_scaling,
         "ray_scaling_2v1": ray_scaling,
         "scaling_games": scaling_games,
-        "env_steps_per_s": round(env[0] / env[2], 1) if env and env[2] else None,
-        "env_steps": env[0] if env else None,
-        "env_games": env[1] if env else None,
+        "env_steps_per_s": round(env.env_rate, 1) if env else None,
+        "env_loop_steps_per_s": round(env.loop_rate, 1) if env else None,
+        "env_steps": env.steps if env else None,
+        "env_games": env.games if env else None,
         "preset": PRESET,
         "players": PLAYERS,
         "quick": quick,
@@ -499,8 +537,8 @@ def _print_tables(out: dict[str, Any]) -> None:
                   "not measured" if value is None else f"{value:.2f}x")
     t.add_row("learning environment steps/s (random masked play)",
               "not measured (no rl extra)" if out["env_steps_per_s"] is None
-              else f"{out['env_steps_per_s']:,.0f} ({out['env_steps']:,} steps, "
-                   f"{out['env_games']} games)")
+              else f"{out['env_steps_per_s']:,.0f} ({out['env_loop_steps_per_s']:,.0f} with "
+                   f"the random player; {out['env_steps']:,} steps, {out['env_games']} games)")
     console.print(t)
     c = Table(title="solver by contract")
     for col in ("contract", "hands", "feasible", "p50 ms", "p99 ms"):
@@ -522,12 +560,13 @@ def _print_tables(out: dict[str, Any]) -> None:
 
 def main(args: argparse.Namespace) -> int:
     target = getattr(args, "target", "engine")
-    if target in ("server", "peer", "bot-ratings", "ladder", "review"):
+    if target in ("server", "peer", "bot-ratings", "ladder", "review", "env"):
         import importlib  # the web stack (or OpenSpiel) loads only for its target
         module = {"server": "liverpool.benchmarks.cluster", "peer": "liverpool.peerbench",
                   "bot-ratings": "liverpool.benchmarks.botratings",
                   "ladder": "liverpool.benchmarks.ladder",
-                  "review": "liverpool.benchmarks.review"}[target]
+                  "review": "liverpool.benchmarks.review",
+                  "env": "liverpool.benchmarks.envsteps"}[target]
         return int(importlib.import_module(module).main(args))
     out = run(quick=bool(getattr(args, "quick", False)))
     if getattr(args, "json", False):

@@ -419,13 +419,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="benchmarks: engine, solver and bots; or the web server")
     p.add_argument("target", nargs="?", default="engine",
-                   choices=("engine", "server", "peer", "bot-ratings", "ladder", "review"),
+                   choices=("engine", "server", "peer", "bot-ratings", "ladder", "review",
+                            "env"),
                    help="engine (default: engine, solver, bots), server, peer (the engine "
                         "side by side with OpenSpiel's gin rummy, which must be installed), "
                         "bot-ratings (the first three bots' ratings, measured by simulation), "
                         "ladder (the ratings of the levels 1 to 8, from a round robin in "
                         "duplicate), or "
-                        "review (a game review's time, and its accuracy by bot level)")
+                        "review (a game review's time, and its accuracy by bot level), or "
+                        "env (the learning environment's steps/s under random masked play)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quick", action="store_true", help="a short run (for tests)")
     p.add_argument("--tables", type=int, default=100,
@@ -448,7 +450,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="server: SIGKILL one of the --servers halfway through the measure")
     p.add_argument("--pg", metavar="URL", help="server: the PostgreSQL of the --servers bench")
     p.add_argument("--redis", metavar="URL", help="server: the Redis of the --servers bench")
-    p.add_argument("--rounds", type=int, default=3, help="peer: rounds (the median is shown)")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="peer, env: rounds (the median is shown)")
     p.add_argument("--seconds", type=float, default=8.0,
                    help="peer: CPU-seconds of each side per round")
     p.add_argument("--games", type=int, metavar="N",

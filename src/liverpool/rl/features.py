@@ -72,6 +72,7 @@ class Layout:
         self.planes_end = self.known_starts[-1] + NUM_KINDS  # the card planes come first
         self.facts_start = self.parts["phase"].start
         self.melds_start = self.parts["melds"].start
+        assert self.melds_start == self.parts[f"seat_{players - 1}"].stop  # observe needs it
         self.pending_start = self.parts["pending"].start
 
 

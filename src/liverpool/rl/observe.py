@@ -30,11 +30,8 @@ def observe(view: SeatView, pending: tuple[int, ...] = (), layout: Layout | None
     planes = lay.planes_end
     out[:planes] = np.bincount(np.asarray(card_places(view, lay), dtype=np.intp),
                                minlength=planes)
-    numbers = facts(view)
+    numbers = facts(view) + meld_table(view, lay)  # the melds' rows follow the seat facts
     out[lay.facts_start:lay.facts_start + len(numbers)] = numbers
-    table = meld_table(view, lay)
-    if table:
-        out[lay.melds_start:lay.melds_start + len(table)] = table
     if pending:
         out[lay.pending_start:] = np.bincount(np.asarray(pending, dtype=np.intp),
                                               minlength=codec.SIZE)
