@@ -9,7 +9,8 @@ from dataclasses import fields
 
 import pytest
 
-from liverpool.engine import Game, SeatView
+from liverpool import compiled
+from liverpool.engine import Game
 from liverpool.engine.state import (
     COUNTERS,
     HIDDEN,
@@ -20,7 +21,9 @@ from liverpool.engine.state import (
     RNG,
     STATE_FIELDS,
     GameState,
+    public_fields,
 )
+from liverpool.engine.view import FIELDS as VIEW_FIELDS
 from liverpool.randomplay import random_action
 from liverpool.rules import PRESET_NAMES, RuleSet
 
@@ -39,11 +42,46 @@ def _played(preset: str, actions: int, seed: int = 3) -> Game:
 
 
 def test_the_view_shows_the_public_fields_under_their_names_and_nothing_hidden() -> None:
-    view_fields = {f.name for f in fields(SeatView)}
+    view_fields = set(VIEW_FIELDS)
     assert set(PUBLIC_FIELDS) <= view_fields
     assert view_fields - set(PUBLIC_FIELDS) == DERIVED_IN_VIEW
     hidden = {name for name, _, view, _ in STATE_FIELDS if view == HIDDEN}
     assert hidden and not hidden & view_fields, "a hidden field leaked into the view"
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_the_view_freezes_each_public_field_as_public_fields_does(preset: str) -> None:
+    # view_for writes the public fields out for speed; public_fields derives them from the
+    # declarations: the two must agree at every point of a game, for a seat and a spectator
+    game = Game(RuleSet.preset(preset), 4, seed=8)
+    rng = random.Random(8)
+    checked = 0
+    while not game.over and checked < 400:
+        expected = public_fields(game)
+        for seat in (0, None):
+            view = game.view_for(seat)
+            assert {name: getattr(view, name) for name in PUBLIC_FIELDS} == expected
+        game.apply(random_action(game, rng))
+        checked += 1
+    assert checked > 100
+
+
+def test_a_view_is_immutable_equal_by_value_and_rebuilt_from_its_fields() -> None:
+    import copy
+    import pickle
+
+    view = _played("standard", 120).view_for(2)
+    # FIELDS is the constructor's argument list: a copy through it is the same view
+    assert view.replace() == view and hash(view.replace()) == hash(view)
+    assert view.replace(turns=view.turns + 1) != view
+    assert pickle.loads(pickle.dumps(view)) == view and copy.deepcopy(view) == view
+    assert view.values() == tuple(getattr(view, name) for name in VIEW_FIELDS)
+    with pytest.raises(TypeError, match="no field"):
+        view.replace(colour="red")
+    if compiled.core == "compiled":  # pure Python leaves Final to the type checker
+        with pytest.raises(AttributeError):
+            view.turns = 3  # type: ignore[misc]
+    assert repr(view).startswith("SeatView(seat=2, players=")
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)

@@ -80,3 +80,30 @@ def test_random_rule_sets_give_the_enumerations_candidates(rr: RandomRules) -> N
     rng = random.Random(str(rr.overrides))
     for hand in hands(rules, rng, 6):
         assert _meld_candidates(hand, rules) == enumerated(hand, rules), hand
+
+
+def test_next_melds_after_a_meld_equal_those_asked_afresh() -> None:
+    # ``NextMelds.then`` takes its candidates from the question before: the same candidates,
+    # the same answers as asking the engine with the longer list of melds
+    from liverpool.engine import Game
+    from liverpool.randomplay import random_action
+
+    compared = 0
+    for preset in ("standard", "house", "hoyle"):
+        rules = RuleSet.preset(preset)
+        for seed in range(6):
+            g = Game(rules, 4, seed=seed)
+            rng = random.Random(seed)
+            while not g.over and compared < 60 * (1 + seed):
+                seat = g.to_act()[0]
+                step = g.next_melds(seat)
+                if step is not None and step.candidates:
+                    for m in step.following()[:3]:
+                        later, fresh = step.then(m), g.next_melds(seat, [m])
+                        assert fresh is not None
+                        assert later.candidates == fresh.candidates
+                        assert later.whole == fresh.whole
+                        assert later.following() == fresh.following()
+                        compared += 1
+                g.apply(random_action(g, rng))
+    assert compared > 100

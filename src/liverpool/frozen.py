@@ -1,5 +1,5 @@
 """Frozen values: the frozen dataclasses of the core (rule sets, contracts, melds, go-downs,
-views, hand ends) pickled and copied by their fields.
+hand ends) pickled and copied by their fields.
 
 A frozen dataclass restores a pickled or copied value through ``object.__setattr__``, which the
 compiled core's classes refuse; ``reduce_frozen`` rebuilds the value through its constructor

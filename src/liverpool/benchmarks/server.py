@@ -291,7 +291,7 @@ class SeatClient:
             else:
                 view = view_from_json(m["view"], self.rules)
                 if view.phase == "call":  # the next player's move while a call window is open
-                    view = dataclasses.replace(view, phase="draw")
+                    view = view.replace(phase="draw")
                 a = self.bot.choose(view, legal, self.rng)
             self.sent_at = time.perf_counter()
             if self.stats.measuring:
@@ -313,7 +313,7 @@ class SeatClient:
         await asyncio.sleep(self.think * self.rng.random() * 0.5)
         if self.latest is not m:
             return
-        view = dataclasses.replace(view_from_json(m["view"], self.rules), phase="buy")
+        view = view_from_json(m["view"], self.rules).replace(phase="buy")
         choice = self.bot.choose(view, [Action("buy", self.seat), Action("pass", self.seat)],
                                  self.rng)
         if choice.type == "buy":

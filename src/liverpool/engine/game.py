@@ -35,7 +35,6 @@ from .state import (
     IllegalActionError,
     Phase,
     copy_state,
-    public_fields,
     set_public_fields,
     snapshot,
 )
@@ -356,14 +355,29 @@ class Game(DrawRules):
         """What ``seat`` may know; ``None``: a spectator's view, the public state alone (no
         hand)."""
         deuces = self.rules.deuces_wild
+        final_queue = self.final_queue
+        # the public fields (``state.PUBLIC_FIELDS``) frozen as ``public_fields`` freezes them,
+        # written out: a view is made at every decision (a test checks the two agree)
         return SeatView(
             seat=seat, rules=self.rules.name, phase=self.phase.value, to_act=self.to_act(),
             hand_number=self.hand_number(),
-            contract=tuple(self.contract_for(s) for s in range(self.n)),
+            contract=tuple([self.contract_for(s) for s in range(self.n)]),
             hand=() if seat is None else tuple(sorted_cards(self.hands[seat], deuces)),
-            hand_sizes=tuple(len(h) for h in self.hands),
-            known=tuple(_listed(k, deuces) for k in self.known),
-            stock_size=len(self.stock), ruleset=self.rules, **public_fields(self))
+            hand_sizes=tuple([len(h) for h in self.hands]),
+            known=tuple([_listed(k, deuces) for k in self.known]),
+            stock_size=len(self.stock), ruleset=self.rules,
+            players=self.players, hand_index=self.hand_index, dealer=self.dealer,
+            scores=tuple([tuple(x) for x in self.scores]), totals=tuple(self.totals),
+            progress=tuple(self.progress), winners=self.winners, discard=tuple(self.discard),
+            melds=tuple(self.melds), down=tuple(self.down), floating=tuple(self.floating),
+            out=tuple(self.out), buys=tuple(self.buys), penalties=tuple(self.penalties),
+            reshuffles=self.reshuffles, turns=self.turns,
+            final_queue=None if final_queue is None else tuple(final_queue), fresh=self.fresh,
+            discarder=self.discarder, turn=self.turn, asked=tuple(self.asked),
+            pending_draw=self.pending_draw, window_mode=self.window_mode,
+            bonus_caller=self.bonus_caller, taken=self.taken, must_play=tuple(self.must_play),
+            gd_swaps=tuple(self.gd_swaps), went_down_now=self.went_down_now,
+            need_layoff=self.need_layoff, bonus_laid=self.bonus_laid)
 
     @staticmethod
     def from_view(view: SeatView, rng: random.Random) -> Game:

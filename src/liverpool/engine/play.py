@@ -600,7 +600,8 @@ class NextMelds:
     the solver's terms are not the check's), so the answer is exact, and fast where play is
     ordinary."""
 
-    def __init__(self, game: PlayRules, p: int, melds: Sequence[tuple[Card, ...]]) -> None:
+    def __init__(self, game: PlayRules, p: int, melds: Sequence[tuple[Card, ...]],
+                 parent: NextMelds | None = None) -> None:
         self.game = game
         self.p = p
         self.done = list(melds)
@@ -608,13 +609,22 @@ class NextMelds:
         pool = Counter(game.hands[p])
         pool.subtract(c for m in melds for c in m)
         self.pool = pool
+        self.candidates: list[tuple[Card, ...]] = []
+        self.needs: list[Counter[Card]] = []
         if any(k < 0 for k in pool.values()):
-            self.candidates: list[tuple[Card, ...]] = []
             self.whole = False
             return
         r = game.rules
-        self.candidates = _meld_candidates(list(pool.elements()), r)
-        self.needs = [Counter(m) for m in self.candidates]
+        if parent is None:
+            self.candidates = _meld_candidates(list(pool.elements()), r)
+            self.needs = [Counter(m) for m in self.candidates]
+        else:
+            # the candidates of fewer cards are those of more that the fewer still hold (the
+            # enumeration depends on the cards only through what they can supply)
+            for m, need in zip(parent.candidates, parent.needs, strict=True):
+                if all(pool[c] >= k for c, k in need.items()):
+                    self.candidates.append(m)
+                    self.needs.append(need)
         self.contract = game.contract_for(p)
         owed = game.gd_swaps or game.must_play
         self.keep = _kept_wild(game.hands[p], owed)
@@ -624,6 +634,10 @@ class NextMelds:
         # owed to the table, or swapped wilds of two kinds: there a "no" is searched again
         self.exhaustive = r.extra_melds_at_go_down or bool(game.must_play) or len(set(owed)) > 1
         self.whole = self._legal(self.done)
+
+    def then(self, meld: tuple[Card, ...]) -> NextMelds:
+        """The same question once ``meld`` is chosen too (its candidates taken from these)."""
+        return NextMelds(self.game, self.p, [*self.done, meld], self)
 
     def following(self) -> list[tuple[Card, ...]]:
         """Every candidate that can follow (each checked)."""

@@ -12,11 +12,9 @@ JSON is written and read field by field from each field's codec, in the order de
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, Final
 
 from ..cards import Card, card_str, parse_card
-from ..frozen import reduce_frozen
 from ..melds import Meld
 from ..rules import Contract, RuleSet
 
@@ -70,69 +68,158 @@ MELDS: Codec = (lambda v: [m.to_json() for m in v],
 _NO_DEFAULT = object()
 
 
-def as_json(codec: Codec, name: str = "", default: Any = _NO_DEFAULT) -> dict[str, Any]:
-    """A view field's JSON form, as the field's metadata: its codec, its JSON name when it
-    differs, and the value an older host that did not write it means."""
-    return {"codec": codec, "json": name, "default": default}
+# Every field of a view in constructor order: its name, its JSON codec (None: not in the JSON),
+# its JSON name when it differs, and the value an older host that did not write it means.
+_DECLARED: tuple[tuple[str, Codec | None, str, Any], ...] = (
+    ("seat", SEAT, "", _NO_DEFAULT),
+    ("players", NAMES, "", _NO_DEFAULT),
+    ("rules", TEXT, "", _NO_DEFAULT),
+    ("phase", TEXT, "", _NO_DEFAULT),
+    ("to_act", INTS, "", _NO_DEFAULT),
+    ("hand_number", INT, "", _NO_DEFAULT),
+    ("contract", CONTRACTS, "", _NO_DEFAULT),
+    ("dealer", INT, "", _NO_DEFAULT),
+    ("turn", INT, "", _NO_DEFAULT),
+    ("hand", CARDS, "", _NO_DEFAULT),
+    ("hand_sizes", INTS, "", _NO_DEFAULT),
+    ("known", CARD_LISTS, "", _NO_DEFAULT),
+    ("melds", MELDS, "", _NO_DEFAULT),
+    ("discard", CARDS, "", _NO_DEFAULT),
+    ("fresh", FLAG, "", _NO_DEFAULT),
+    ("stock_size", INT, "", _NO_DEFAULT),
+    ("down", FLAGS, "", _NO_DEFAULT),
+    ("floating", FLAGS, "", _NO_DEFAULT),
+    ("out", FLAGS, "", _NO_DEFAULT),
+    ("buys", INTS, "", _NO_DEFAULT),
+    ("progress", INTS, "", _NO_DEFAULT),
+    ("scores", INT_LISTS, "", _NO_DEFAULT),
+    ("totals", INTS, "", _NO_DEFAULT),
+    ("penalties", INTS, "", _NO_DEFAULT),
+    ("taken", CARD, "", _NO_DEFAULT),
+    ("must_play", CARDS, "", _NO_DEFAULT),
+    ("winners", INTS, "", _NO_DEFAULT),
+    ("discarder", SEAT, "", _NO_DEFAULT),
+    ("asked", INTS, "", _NO_DEFAULT),
+    ("ruleset", None, "", _NO_DEFAULT),
+    ("hand_index", INT, "", None),
+    ("window_mode", TEXT, "", ""),
+    ("pending_draw", FLAG, "", False),
+    ("reshuffles", INT, "", 0),
+    ("turns", INT, "turns_played", 0),
+    ("final_queue", SEATS_OR_NONE, "", None),
+    ("bonus_caller", INT, "", -1),
+    ("gd_swaps", CARDS, "go_down_swaps", []),
+    ("went_down_now", FLAG, "went_down_this_turn", False),
+    ("need_layoff", FLAG, "must_lay_off", False),
+    ("bonus_laid", FLAG, "bonus_laid_off", False),
+)
+FIELDS: tuple[str, ...] = tuple(name for name, _, _, _ in _DECLARED)
 
 
-@dataclass(frozen=True, slots=True)
 class SeatView:
     """What one seat may know. Everything here is public except ``hand`` (the seat's own); a
-    spectator's view (``seat`` None) has no hand."""
+    spectator's view (``seat`` None) has no hand. Immutable (the attributes are final), equal
+    views compare and hash alike, ``replace`` makes a changed copy.
 
-    seat: int | None = field(metadata=as_json(SEAT))
-    players: tuple[str, ...] = field(metadata=as_json(NAMES))
-    rules: str = field(metadata=as_json(TEXT))
-    phase: str = field(metadata=as_json(TEXT))
-    to_act: tuple[int, ...] = field(metadata=as_json(INTS))
-    hand_number: int = field(metadata=as_json(INT))
-    # per seat (differs under 'own')
-    contract: tuple[Contract, ...] = field(metadata=as_json(CONTRACTS))
-    dealer: int = field(metadata=as_json(INT))
-    turn: int = field(metadata=as_json(INT))
-    hand: tuple[Card, ...] = field(metadata=as_json(CARDS))
-    hand_sizes: tuple[int, ...] = field(metadata=as_json(INTS))
-    # seen taken, still held
-    known: tuple[tuple[Card, ...], ...] = field(metadata=as_json(CARD_LISTS))
-    melds: tuple[Meld, ...] = field(metadata=as_json(MELDS))
-    discard: tuple[Card, ...] = field(metadata=as_json(CARDS))
-    fresh: bool = field(metadata=as_json(FLAG))
-    stock_size: int = field(metadata=as_json(INT))
-    down: tuple[bool, ...] = field(metadata=as_json(FLAGS))
-    floating: tuple[bool, ...] = field(metadata=as_json(FLAGS))
-    out: tuple[bool, ...] = field(metadata=as_json(FLAGS))
-    buys: tuple[int, ...] = field(metadata=as_json(INTS))
-    progress: tuple[int, ...] = field(metadata=as_json(INTS))
-    scores: tuple[tuple[int, ...], ...] = field(metadata=as_json(INT_LISTS))
-    totals: tuple[int, ...] = field(metadata=as_json(INTS))
-    # points owed this hand (rummy points, cut)
-    penalties: tuple[int, ...] = field(metadata=as_json(INTS))
-    # the card the player on turn took from the pile
-    taken: Card | None = field(metadata=as_json(CARD))
-    # wilds swapped out, still to be played
-    must_play: tuple[Card, ...] = field(metadata=as_json(CARDS))
-    winners: tuple[int, ...] = field(metadata=as_json(INTS))
-    discarder: int | None = field(metadata=as_json(SEAT))
-    # seats still to answer (buy, call, give)
-    asked: tuple[int, ...] = field(metadata=as_json(INTS))
-    # the rest of the public state: what a bot needs to continue the game in a sampled world
-    # (the rule set itself is not in the JSON: a bot has it from game_start)
-    ruleset: RuleSet = field(metadata={"codec": None})
-    hand_index: int = field(metadata=as_json(INT, default=None))  # None: hand_number - 1
-    window_mode: str = field(metadata=as_json(TEXT, default=""))
-    pending_draw: bool = field(metadata=as_json(FLAG, default=False))
-    reshuffles: int = field(metadata=as_json(INT, default=0))
-    turns: int = field(metadata=as_json(INT, "turns_played", default=0))
-    final_queue: tuple[int, ...] | None = field(metadata=as_json(SEATS_OR_NONE, default=None))
-    bonus_caller: int = field(metadata=as_json(INT, default=-1))
-    gd_swaps: tuple[Card, ...] = field(metadata=as_json(CARDS, "go_down_swaps", default=[]))
-    went_down_now: bool = field(metadata=as_json(FLAG, "went_down_this_turn", default=False))
-    need_layoff: bool = field(metadata=as_json(FLAG, "must_lay_off", default=False))
-    bonus_laid: bool = field(metadata=as_json(FLAG, "bonus_laid_off", default=False))
+    A plain class rather than a frozen dataclass, as ``Action`` is: a view is made at every
+    decision of every player, bot and learning agent, and a frozen dataclass sets each of its
+    41 fields through ``object.__setattr__``, which the compiled core cannot make fast (most of
+    the time of making a view). The fields are listed in ``FIELDS`` (``_DECLARED``: their JSON)
+    in constructor order; a test checks both against the constructor."""
+
+    __slots__ = FIELDS
+
+    def __init__(self, seat: int | None, players: tuple[str, ...], rules: str, phase: str,
+                 to_act: tuple[int, ...], hand_number: int, contract: tuple[Contract, ...],
+                 dealer: int, turn: int, hand: tuple[Card, ...], hand_sizes: tuple[int, ...],
+                 known: tuple[tuple[Card, ...], ...], melds: tuple[Meld, ...],
+                 discard: tuple[Card, ...], fresh: bool, stock_size: int,
+                 down: tuple[bool, ...], floating: tuple[bool, ...], out: tuple[bool, ...],
+                 buys: tuple[int, ...], progress: tuple[int, ...],
+                 scores: tuple[tuple[int, ...], ...], totals: tuple[int, ...],
+                 penalties: tuple[int, ...], taken: Card | None, must_play: tuple[Card, ...],
+                 winners: tuple[int, ...], discarder: int | None, asked: tuple[int, ...],
+                 ruleset: RuleSet, hand_index: int, window_mode: str, pending_draw: bool,
+                 reshuffles: int, turns: int, final_queue: tuple[int, ...] | None,
+                 bonus_caller: int, gd_swaps: tuple[Card, ...], went_down_now: bool,
+                 need_layoff: bool, bonus_laid: bool) -> None:
+        self.seat: Final = seat
+        self.players: Final = players
+        self.rules: Final = rules
+        self.phase: Final = phase
+        self.to_act: Final = to_act
+        self.hand_number: Final = hand_number
+        # per seat (differs under 'own')
+        self.contract: Final = contract
+        self.dealer: Final = dealer
+        self.turn: Final = turn
+        self.hand: Final = hand
+        self.hand_sizes: Final = hand_sizes
+        # seen taken, still held
+        self.known: Final = known
+        self.melds: Final = melds
+        self.discard: Final = discard
+        self.fresh: Final = fresh
+        self.stock_size: Final = stock_size
+        self.down: Final = down
+        self.floating: Final = floating
+        self.out: Final = out
+        self.buys: Final = buys
+        self.progress: Final = progress
+        self.scores: Final = scores
+        self.totals: Final = totals
+        # points owed this hand (rummy points, cut)
+        self.penalties: Final = penalties
+        # the card the player on turn took from the pile
+        self.taken: Final = taken
+        # wilds swapped out, still to be played
+        self.must_play: Final = must_play
+        self.winners: Final = winners
+        self.discarder: Final = discarder
+        # seats still to answer (buy, call, give)
+        self.asked: Final = asked
+        # the rest of the public state: what a bot needs to continue the game in a sampled
+        # world (the rule set itself is not in the JSON: a bot has it from game_start)
+        self.ruleset: Final = ruleset
+        self.hand_index: Final = hand_index  # None in old JSON: hand_number - 1
+        self.window_mode: Final = window_mode
+        self.pending_draw: Final = pending_draw
+        self.reshuffles: Final = reshuffles
+        self.turns: Final = turns
+        self.final_queue: Final = final_queue
+        self.bonus_caller: Final = bonus_caller
+        self.gd_swaps: Final = gd_swaps
+        self.went_down_now: Final = went_down_now
+        self.need_layoff: Final = need_layoff
+        self.bonus_laid: Final = bonus_laid
+
+    def values(self) -> tuple[Any, ...]:
+        """Every field's value, in ``FIELDS`` order."""
+        return tuple(getattr(self, name) for name in FIELDS)
+
+    def replace(self, **changes: Any) -> SeatView:
+        """A copy with ``changes`` (field names) made; ``TypeError`` names an unknown field."""
+        unknown = set(changes) - set(FIELDS)
+        if unknown:
+            raise TypeError(f"a seat view has no field {', '.join(sorted(unknown))}")
+        values = dict(zip(FIELDS, self.values(), strict=True))
+        values.update(changes)
+        return SeatView(**values)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SeatView):
+            return NotImplemented
+        return self.values() == other.values()
+
+    def __hash__(self) -> int:
+        return hash(self.values())
+
+    def __repr__(self) -> str:
+        return "SeatView(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in FIELDS) \
+            + ")"
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return reduce_frozen(self)  # pickles and copies in the compiled core too
+        return SeatView, self.values()  # pickles and copies in the compiled core too
 
     @property
     def me(self) -> int:
@@ -169,5 +256,5 @@ class SeatView:
 
 
 _JSON: tuple[tuple[str, str, Codec, Any], ...] = tuple(
-    (f.name, f.metadata["json"] or f.name, f.metadata["codec"], f.metadata["default"])
-    for f in fields(SeatView) if f.metadata["codec"] is not None)
+    (name, json_name or name, codec, default)
+    for name, codec, json_name, default in _DECLARED if codec is not None)

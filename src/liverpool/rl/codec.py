@@ -287,9 +287,9 @@ class _GoDown:
         if token != MELD_END:
             self.partial = (*self.partial, token - CARD)
             return None
+        self.step = self.step.then(self.partial)
         self.done.append(self.partial)
         self.partial = ()
-        self.step = self._next()
         if self.step.whole and not any(self.step.follows(j)
                                        for j in range(len(self.step.candidates))):
             return Action("go_down", self.seat, melds=tuple(self.done))
