@@ -278,9 +278,10 @@ def test_an_illegal_id_in_the_raw_environment_raises_and_changes_nothing() -> No
     obs = e.observe(e.agent_selection)
     bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     agent = e.agent_selection
+    e._cumulative_rewards[agent] = 5.0  # as if a hand had just paid it
     with pytest.raises(IllegalActionError):
         e.step(bad)
-    assert e.agent_selection == agent
+    assert e.agent_selection == agent and e._cumulative_rewards[agent] == 5.0
     assert np.array_equal(e.observe(agent)["observation"], obs["observation"])
 
 

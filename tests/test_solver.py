@@ -492,3 +492,13 @@ def test_the_first_go_down_found_exists_exactly_when_a_best_one_does(preset: str
                    for kind, m in first.melds)
         assert first.key >= best.key  # never better than the best
     assert found > 30
+
+
+@given(st.integers(0, 30), st.integers(1, 13), st.integers(1, 4))
+def test_the_wild_count_slots_are_the_formula_they_shorten(count: int, per: int, k: int) -> None:
+    # the prefilter's slots: what the i-th meld of k can take from count naturals, per each
+    from liverpool.solver import _add_slots
+    formula = [min(i * per, count) - min((i - 1) * per, count) for i in range(1, k + 1)]
+    slots: list[int] = []
+    _add_slots(slots, count, per, k)
+    assert sorted(slots, reverse=True) == [x for x in sorted(formula, reverse=True) if x]

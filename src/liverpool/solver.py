@@ -438,6 +438,16 @@ def _top_sum(slots: list[int], k: int) -> int:
     return sum(slots[:k])
 
 
+def _add_slots(slots: list[int], count: int, per: int, k: int) -> None:
+    """The naturals the 1st..``k``-th meld can take from ``count`` cards, ``per`` at most
+    each (``min(i * per, count) - min((i - 1) * per, count)`` for i = 1..k), zeros left out:
+    only the largest ``k`` slots are summed."""
+    full = min(count // per, k)
+    slots.extend([per] * full)
+    if full < k and count % per:
+        slots.append(count % per)
+
+
 def _wilds_suffice(hand: Sequence[Card], contract: Contract, rules: RuleSet) -> bool:
     """Whether the hand holds enough wilds to fill the gaps of the contract's melds, counted
     generously. A run of length L with n naturals holds L - n wilds, never fewer than the gaps
@@ -459,13 +469,17 @@ def _wilds_suffice(hand: Sequence[Card], contract: Contract, rules: RuleSet) -> 
                 counts[c // 13] += 1
         window = (1 << length) - 1
         slots: list[int] = []
+        runs = contract.runs
         for m, count in zip(masks, counts, strict=True):
             if not m:
                 continue
-            best = max((m >> lo & window).bit_count() for lo in range(1, 16 - length))
-            for k in range(1, contract.runs + 1):  # the k-th window's extra naturals
-                slots.append(min(k * best, count) - min((k - 1) * best, count))
-        need += contract.runs * length - _top_sum(slots, contract.runs)
+            best = 0
+            for lo in range(1, 16 - length):
+                inside = (m >> lo & window).bit_count()
+                if inside > best:
+                    best = inside
+            _add_slots(slots, count, best, runs)
+        need += runs * length - _top_sum(slots, runs)
     if contract.sets:
         size = contract.set_size or rules.min_set
         per_rank = [0] * 14
@@ -474,8 +488,8 @@ def _wilds_suffice(hand: Sequence[Card], contract: Contract, rules: RuleSet) -> 
                 per_rank[c % 13 + 1] += 1
         slots = []
         for count in per_rank:
-            for k in range(1, contract.sets + 1):
-                slots.append(min(k * size, count) - min((k - 1) * size, count))
+            if count:
+                _add_slots(slots, count, size, contract.sets)
         need += contract.sets * size - _top_sum(slots, contract.sets)
     return need <= wilds
 

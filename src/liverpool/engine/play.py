@@ -738,10 +738,10 @@ def _meld_candidates(hand: Sequence[Card], rules: RuleSet) -> list[tuple[Card, .
             for ws in wild_subsets:
                 if len(ns) + len(ws) < least:
                     continue
-                cards = Counter(ns) + Counter(ws)
-                if shared and any(pool[c] < k for c, k in cards.items()):
+                picked: list[Card] = [*ns, *ws]
+                if shared and any(pool[c] < k for c, k in Counter(picked).items()):
                     continue
-                m = tuple(sorted_cards(cards.elements(), deuces and rank != 2))
+                m = tuple(sorted_cards(picked, deuces and rank != 2))
                 if any(x.kind == SET for x in meld_readings(m, 0, rules)):
                     out.add(m)
     # runs: every window of every suit, naturals where held, wilds elsewhere; a window whose

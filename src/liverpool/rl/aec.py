@@ -70,6 +70,8 @@ class LiverpoolEnv(AECEnv):  # type: ignore[misc]
         self.render_mode = render_mode
         self.layout = Layout(players)
         self.possible_agents = [f"player_{s}" for s in range(players)]
+        self._seats = {a: s for s, a in enumerate(self.possible_agents)}
+        self._rewarded = False
         self.agents = self.possible_agents[:]
         self._seeds = random.Random(seed)
         obs_space = spaces.Dict({
@@ -96,6 +98,7 @@ class LiverpoolEnv(AECEnv):  # type: ignore[misc]
         self.steps = 0
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._rewarded = False  # some reward of the last step is not 0
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
@@ -116,26 +119,32 @@ class LiverpoolEnv(AECEnv):  # type: ignore[misc]
             return
         game, choice = self.game, self.choice
         assert game is not None and choice is not None
+        done = choice.choose(int(action))  # an illegal id raises here, before any change
         self._cumulative_rewards[agent] = 0.0
-        for a in self.agents:
-            self.rewards[a] = 0.0
-        done = choice.choose(int(action))
+        rewards = self.rewards
+        if self._rewarded:  # most steps reward nobody: zeros need not be written again
+            for a in rewards:
+                rewards[a] = 0.0
+            self._rewarded = False
         self.steps += 1
         if done is not None:
             for event in game.apply(done):
                 if isinstance(event, HandEnded) and self.reward_kind == "hand":
                     for s, points in enumerate(event.points):
-                        self.rewards[self.possible_agents[s]] = -float(points)
+                        rewards[self.possible_agents[s]] = -float(points)
+                    self._rewarded = True
             if game.over:
                 if self.reward_kind == "game":
                     for s in game.winners:
-                        self.rewards[self.possible_agents[s]] = 1.0 / len(game.winners)
+                        rewards[self.possible_agents[s]] = 1.0 / len(game.winners)
+                    self._rewarded = True
                 self.terminations = dict.fromkeys(self.agents, True)
             else:
                 self._next_choice()
         if self.max_steps is not None and self.steps >= self.max_steps and not game.over:
             self.truncations = dict.fromkeys(self.agents, True)
-        self._accumulate_rewards()
+        if self._rewarded:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             print(self.render())
 
@@ -143,7 +152,7 @@ class LiverpoolEnv(AECEnv):  # type: ignore[misc]
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self.game
         assert game is not None, "reset() the environment first"
-        seat = self.possible_agents.index(agent)
+        seat = self._seats[agent]
         acting = agent == self.agent_selection and not game.over and self.choice is not None
         pending = self.choice.prefix if acting and self.choice is not None else ()
         mask = np.zeros(codec.SIZE, dtype=np.int8)

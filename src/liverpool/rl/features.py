@@ -70,6 +70,7 @@ class Layout:
         self.melded_starts = [self.parts[f"melded_{r}"].start for r in range(players)]
         self.known_starts = [self.parts[f"known_{r}"].start for r in range(players)]
         self.planes_end = self.known_starts[-1] + NUM_KINDS  # the card planes come first
+        self.unseen_start = self.parts["unseen"].start
         self.facts_start = self.parts["phase"].start
         self.melds_start = self.parts["melds"].start
         assert self.melds_start == self.parts[f"seat_{players - 1}"].stop  # observe needs it
@@ -92,10 +93,11 @@ def pack_counts(view: SeatView) -> list[int]:
     return pack
 
 
-def card_places(view: SeatView, lay: Layout) -> list[int]:
+def card_places(view: SeatView, lay: Layout, unseen: list[int]) -> list[int]:
     """Every card plane entry as an index into the observation, once per copy: counting the
-    list gives the planes (the hand, the pile and its top, the unseen cards, the melded and the
-    known cards by relative seat)."""
+    list gives the planes (the hand, the pile and its top, the melded and the known cards by
+    relative seat); the copies unseen of each card go into ``unseen`` (53 numbers), which is
+    shorter than their places."""
     n = len(view.players)
     me = view.me
     parts = lay.parts
@@ -127,11 +129,9 @@ def card_places(view: SeatView, lay: Layout) -> list[int]:
                 at.append(base + c)
                 if not mine:
                     seen[c] += 1
-    base = parts["unseen"].start
     pack = pack_counts(view)
     for c in range(NUM_KINDS):
-        for _ in range(pack[c] - seen[c]):
-            at.append(base + c)
+        unseen.append(pack[c] - seen[c])
     return at
 
 

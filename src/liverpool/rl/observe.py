@@ -28,8 +28,10 @@ def observe(view: SeatView, pending: tuple[int, ...] = (), layout: Layout | None
     lay = layout or Layout(len(view.players))
     out = np.zeros(lay.size, dtype=np.float32)
     planes = lay.planes_end
-    out[:planes] = np.bincount(np.asarray(card_places(view, lay), dtype=np.intp),
+    unseen: list[int] = []
+    out[:planes] = np.bincount(np.asarray(card_places(view, lay, unseen), dtype=np.intp),
                                minlength=planes)
+    out[lay.unseen_start:lay.unseen_start + len(unseen)] = unseen
     numbers = facts(view) + meld_table(view, lay)  # the melds' rows follow the seat facts
     out[lay.facts_start:lay.facts_start + len(numbers)] = numbers
     if pending:
