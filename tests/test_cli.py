@@ -215,7 +215,13 @@ def test_bench_env_fails_when_a_game_is_cut_short(monkeypatch: pytest.MonkeyPatc
     # an environment refusing the ids its mask offers ends each game at once: a bench that
     # counted those would measure far less than whole games
     from liverpool.bench import MeasuredLess, measure_env
+    from liverpool.engine import IllegalActionError
     from liverpool.rl.aec import LiverpoolEnv
+
+    def refuse(self: LiverpoolEnv, action: object) -> None:
+        raise IllegalActionError("refused")
+
+    monkeypatch.setattr(LiverpoolEnv, "step", refuse)
     monkeypatch.setattr(LiverpoolEnv, "is_legal_id", lambda self, action: False)
     with pytest.raises(MeasuredLess, match="cut short"):
         measure_env(0.0)

@@ -335,6 +335,24 @@ def test_the_checked_environment_behaves_as_pettingzoos_three_wrappers(seed: int
         e.step(codec.SIZE)
 
 
+def test_the_checked_environment_does_not_punish_a_refused_legal_id(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # an id the mask offers that the environment refuses is a fault: it is raised, not taken
+    # as the agent's illegal move
+    from liverpool.rl.aec import LiverpoolEnv
+
+    def refuse(self: LiverpoolEnv, action: object) -> None:
+        raise IllegalActionError("refused")
+
+    e = env(rules="arena", players=2, seed=1)
+    e.reset()
+    obs, *_ = e.last()
+    monkeypatch.setattr(LiverpoolEnv, "step", refuse)
+    with pytest.raises(IllegalActionError, match="refused"):
+        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert not any(e.terminations.values())
+
+
 def test_bad_arguments_are_refused_by_name() -> None:
     with pytest.raises(ValueError, match="reward"):
         raw_env(reward="points")

@@ -383,10 +383,16 @@ class EnvRound:
     games: int  # games played to their end
     env_s: float  # seconds inside the environment's calls
     loop_s: float  # seconds of the whole loop
+    env_cpu_s: float  # CPU seconds of this thread inside the environment's calls
 
     @property
     def env_rate(self) -> float:
         return self.steps / self.env_s if self.env_s else 0.0
+
+    @property
+    def env_cpu_rate(self) -> float:
+        """Steps per CPU second: what one core gives when others share the machine."""
+        return self.steps / self.env_cpu_s if self.env_cpu_s else 0.0
 
     @property
     def loop_rate(self) -> float:
@@ -407,38 +413,43 @@ def measure_env(budget_s: float, seed: int = ENGINE_SEED) -> EnvRound | None:
         return None
     e = make_env(rules=PRESET, players=PLAYERS)
     pick = random.Random(seed)
-    clock = time.perf_counter
+    clock, cpu = time.perf_counter, time.thread_time
     steps = games = 0
-    inside = 0.0
+    inside = inside_cpu = 0.0
     t0 = clock()
+    c = cpu()
     e.reset(seed=seed)
     inside += clock() - t0
+    inside_cpu += cpu() - c
     deadline = t0 + budget_s
     while True:
-        t = clock()
+        t, c = clock(), cpu()
         obs, _, term, trunc, _ = e.last()
         inside += clock() - t
+        inside_cpu += cpu() - c
         if term or trunc:
             if trunc:
                 raise MeasuredLess(f"game {games + 1} was cut short after {steps} steps: an "
                                    "id its mask offered was refused")
             games += 1
-            t = clock()
+            t, c = clock(), cpu()
             e.reset()
             inside += clock() - t
+            inside_cpu += cpu() - c
             if clock() >= deadline:
                 break
             continue
         ids = np.flatnonzero(obs["action_mask"])
         action = int(ids[pick.randrange(len(ids))])
-        t = clock()
+        t, c = clock(), cpu()
         e.step(action)
         inside += clock() - t
+        inside_cpu += cpu() - c
         steps += 1
         if games and steps % 256 == 0 and clock() >= deadline:
             break
     loop = clock() - t0
-    return EnvRound(steps, games, inside, loop)
+    return EnvRound(steps, games, inside, loop, inside_cpu)
 
 
 def run(quick: bool = False, show_progress: bool = True) -> dict[str, Any]:

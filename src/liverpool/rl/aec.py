@@ -25,7 +25,7 @@ from pettingzoo.utils.env_logger import EnvLogger  # type: ignore[import-untyped
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper  # type: ignore[import-untyped]
 
 from ..cards import cards_str
-from ..engine import Game, HandEnded
+from ..engine import Game, HandEnded, IllegalActionError
 from ..rules import RuleSet
 from . import codec
 from .codec import Choice
@@ -223,9 +223,12 @@ class CheckedEnv(OrderEnforcingWrapper):  # type: ignore[misc]
         in_range = (type(action) is int and 0 <= action < codec.SIZE) \
             or raw.action_space(agent).contains(action)
         assert (action is None and dead) or in_range, "action is not in action space"
-        if dead or raw.is_legal_id(int(action)):
-            raw.step(action)
+        try:
+            raw.step(action)  # an illegal id is refused there before anything changes
             return
+        except IllegalActionError:
+            if dead or raw.is_legal_id(int(action)):
+                raise  # an id the mask offers, refused: a fault to see, not a move to punish
         EnvLogger.warn_on_illegal_move()
         raw._cumulative_rewards[agent] = 0.0
         raw.terminations = dict.fromkeys(raw.agents, True)
