@@ -225,6 +225,7 @@ def test_bench_env_fails_when_a_game_is_cut_short(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(LiverpoolEnv, "is_legal_id", lambda self, action: False)
     with pytest.raises(MeasuredLess, match="cut short"):
         measure_env(0.0)
+    assert cli.main(["bench", "env", "--quick", "--rounds", "1"]) == 1
 
 
 def test_bench_quick_json_through_the_cli(capsys: pytest.CaptureFixture[str]) -> None:

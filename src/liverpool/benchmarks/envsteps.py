@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 from dataclasses import asdict
 from typing import Any
 
@@ -28,7 +29,15 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import compiled
-from ..bench import ENGINE_SEED, ENV_BUDGET_S, PLAYERS, PRESET, QUICK_ENV_BUDGET_S, EnvRound
+from ..bench import (
+    ENGINE_SEED,
+    ENV_BUDGET_S,
+    PLAYERS,
+    PRESET,
+    QUICK_ENV_BUDGET_S,
+    EnvRound,
+    MeasuredLess,
+)
 from ..bench import measure_env as measure
 
 
@@ -38,9 +47,14 @@ def main(args: argparse.Namespace) -> int:
     budget = QUICK_ENV_BUDGET_S if quick else ENV_BUDGET_S
     done: list[EnvRound] = []
     for _ in range(rounds):
-        r = measure(budget, ENGINE_SEED)
+        try:
+            r = measure(budget, ENGINE_SEED)
+        except MeasuredLess as e:
+            print(f"liverpool bench env: {e}", file=sys.stderr)
+            return 1
         if r is None:
-            print("liverpool bench env: needs the rl extra (pip install 'liverpool[rl]')")
+            print("liverpool bench env: needs the rl extra (pip install 'liverpool-rummy[rl]')",
+                  file=sys.stderr)
             return 1
         done.append(r)
     out: dict[str, Any] = {
