@@ -53,7 +53,7 @@ def enumerated(hand: list[Card], rules: RuleSet) -> list[tuple[Card, ...]]:
 
     for suit in range(4):
         for lo in range(1, 14):
-            for hi in range(lo + rules.min_run - 1, 15):
+            for hi in range(lo + rules.min_run - 1, min(lo + 12, 14) + 1):  # 13 places at most
                 targets = [(r - 1) % 13 + suit * 13 for r in range(lo, hi + 1)]
                 expand([([t] if nat_counts[t] or t in wilds else []) + sorted(set(wilds))
                         for t in targets], [])
