@@ -125,3 +125,18 @@ def test_returns_are_minus_the_engine_totals_and_the_sum_of_rewards() -> None:
 def test_ismcts_plays_the_basic_bot() -> None:
     shares = openspiel.play_ismcts_vs_basic(1, seed=3, simulations=2, say=None)
     assert sum(shares) == pytest.approx(1.0)
+
+
+def test_the_ismcts_match_is_the_same_in_every_process() -> None:
+    # the search resamples worlds: from a seeded sampler, not the device-seeded default,
+    # else the same seeded match ends differently from one process to the next
+    import os
+    import subprocess
+    import sys
+    code = ("from liverpool.openspiel import play_ismcts_vs_basic; "
+            "play_ismcts_vs_basic(2, seed=5, simulations=4)")
+    outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, timeout=300,
+                           env={**os.environ, "PYTHONHASHSEED": str(h)}).stdout
+            for h in (0, 1)]
+    assert outs[0].count("game ") == 2 and outs[0] == outs[1]

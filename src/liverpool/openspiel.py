@@ -559,6 +559,11 @@ def play_ismcts_vs_basic(games: int, seed: int = 0, rules: str = "arena", player
         evaluator = mcts.RandomRolloutEvaluator(n_rollouts=rollouts, random_state=rs)
         bot = ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=simulations,
                                random_state=rs)
+        # the bot's own resampling draws from a sampler seeded by the device unless given one:
+        # the match would differ from one process to the next
+        sampler = pyspiel.UniformProbabilitySampler(seed * 1000 + g, 0.0, 1.0)
+        bot.set_resampler(lambda st, player, sampler=sampler:
+                          st.resample_from_infostate(player, sampler))
         rng = random.Random(seed * 1000 + g)
         searcher = g % players
         state = game.new_initial_state()
