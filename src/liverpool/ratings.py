@@ -70,19 +70,19 @@ class Rating:
 # likelihood, sigma the bootstrap's standard error, at least 40). Levels 1, 5 and 7 (random,
 # basic, expert) from ``liverpool bench bot-ratings --games 7500 --workers 1 --seed 1`` (7422
 # games of 2 to 4 seats; docs/ratings-bots.md); the other levels from the round robin in
-# duplicate ``liverpool bench ladder --games 4 --workers 2 --seed 1`` (224 2-player games;
+# duplicate ``liverpool bench ladder --games 8 --workers 2 --seed 1`` (448 2-player games;
 # docs/bots.md, "The ladder's ratings"), which put levels 1, 5 and 7 where the larger run did,
 # within its intervals. Their sigma is the measurement's uncertainty, so a game against a bot
 # moves a person as far as the model says a game against a player so well known should.
 BOT_RATINGS: dict[str, Rating] = {
     "level:1": Rating(-813.8, 71.0),
-    "level:2": Rating(451.0, 1091.3),
-    "level:3": Rating(1398.1, 127.7),
-    "level:4": Rating(1467.2, 141.7),
+    "level:2": Rating(475.6, 190.3),
+    "level:3": Rating(1107.2, 106.4),
+    "level:4": Rating(1353.1, 94.7),
     "level:5": Rating(1500.0, 40.0),
-    "level:6": Rating(1564.9, 136.2),
+    "level:6": Rating(1467.5, 91.1),
     "level:7": Rating(1859.5, 45.8),
-    "level:8": Rating(2033.4, 149.1),
+    "level:8": Rating(1890.1, 108.5),
 }
 
 
