@@ -320,7 +320,13 @@ async def test_redis_stopped_and_started_loses_nothing(pg_url: str,
                 await back.close()
             assert loop.time() < end, first
             await asyncio.sleep(0.3)
-        final = await play_turns(back, lambda m: False, timeout=240)
+        await back.close()
+        # on to the end through b; a busy machine can see the table change owner after the
+        # outage (a lease renewed late): the seat is then sent away (4012) and comes back, as a
+        # page does, and nothing may be lost either way
+        seat = Seat(tid, token, [b])
+        final = await seat.play(timeout=240)
+        assert set(seat.closes) <= {4012, 1013, 1012, 1006}, seat.closes
         assert final["view"]["phase"] == "over"
         async with httpx.AsyncClient(base_url=b.base, timeout=20) as http:
             rec = (await http.get(f"/api/tables/{tid}/record")).json()
