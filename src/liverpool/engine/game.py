@@ -124,7 +124,7 @@ class Game(DrawRules):
         None when ``seat`` cannot go down now."""
         if not self._may_go_down(seat):
             return None
-        return self._go_down_next(seat, melds)
+        return NextMelds(self, seat, melds)
 
     def _may_go_down(self, seat: int) -> bool:
         """Whether ``seat`` is at its play, not down and not floating: where a go-down is

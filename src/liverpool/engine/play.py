@@ -547,9 +547,6 @@ class PlayRules(CallRules):
                     seen.add(order)
                     yield combo.replace(melds=order)
 
-    def _go_down_next(self, p: int, melds: Sequence[tuple[Card, ...]]) -> NextMelds:
-        return NextMelds(self, p, melds)
-
     def _go_down_combinations(self, p: int) -> Iterator[Action]:
         """Every legal go-down's melds once, whatever their order (the check does not depend on
         it), in the order the candidates were found."""
@@ -618,21 +615,25 @@ class NextMelds:
         if parent is None:
             self.candidates = _meld_candidates(list(pool.elements()), r)
             self.needs = [Counter(m) for m in self.candidates]
+            self.contract = game.contract_for(p)
+            owed = game.gd_swaps or game.must_play
+            self.keep = _kept_wild(game.hands[p], owed)
+            self.terms = game._finish_terms(None)
+            self.all_out = game._all_out(p)
+            # the solver's finishing terms are the check's own, except with extra melds, wilds
+            # owed to the table, or swapped wilds of two kinds: there a "no" is searched again
+            self.exhaustive = r.extra_melds_at_go_down or bool(game.must_play) \
+                or len(set(owed)) > 1
         else:
             # the candidates of fewer cards are those of more that the fewer still hold (the
-            # enumeration depends on the cards only through what they can supply)
+            # enumeration depends on the cards only through what they can supply); the seat's
+            # terms are the question before's
             for m, need in zip(parent.candidates, parent.needs, strict=True):
                 if all(pool[c] >= k for c, k in need.items()):
                     self.candidates.append(m)
                     self.needs.append(need)
-        self.contract = game.contract_for(p)
-        owed = game.gd_swaps or game.must_play
-        self.keep = _kept_wild(game.hands[p], owed)
-        self.terms = game._finish_terms(None)
-        self.all_out = game._all_out(p)
-        # the solver's finishing terms are the check's own, except with extra melds, wilds
-        # owed to the table, or swapped wilds of two kinds: there a "no" is searched again
-        self.exhaustive = r.extra_melds_at_go_down or bool(game.must_play) or len(set(owed)) > 1
+            self.contract, self.keep, self.terms = parent.contract, parent.keep, parent.terms
+            self.all_out, self.exhaustive = parent.all_out, parent.exhaustive
         self.whole = self._legal(self.done)
 
     def then(self, meld: tuple[Card, ...]) -> NextMelds:
@@ -647,14 +648,11 @@ class NextMelds:
         """Whether candidate ``j`` can follow the melds chosen in a legal go-down."""
         known = self.answers.get(j)
         if known is None:
-            need = self.needs[j]
-            pool = self.pool
             known = False
             full = len(self.done) >= self.contract.sets + self.contract.runs
-            if (not full or self.game.rules.extra_melds_at_go_down) \
-                    and all(pool[c] >= k for c, k in need.items()):
-                rest = pool.copy()
-                rest.subtract(need)
+            if not full or self.game.rules.extra_melds_at_go_down:
+                rest = self.pool.copy()  # every candidate fits the cards left
+                rest.subtract(self.needs[j])
                 acc = [*self.done, self.candidates[j]]
                 known = self._by_solver(acc, rest) or (
                     self.exhaustive and self._by_search(0, acc, rest))

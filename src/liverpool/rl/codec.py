@@ -256,12 +256,9 @@ class _GoDown:
         self.done: list[Meld] = [] if source is None else list(source.done)
         self.partial: Meld = () if source is None else source.partial
         # a fork shares the engine's answers: they hold for the same melds chosen
-        self.step: NextMelds = self._next() if source is None else source.step
-
-    def _next(self) -> NextMelds:
-        step = self.game.next_melds(self.seat, self.done)
+        step = game.next_melds(seat) if source is None else source.step
         assert step is not None, "a go-down was begun where the seat cannot go down"
-        return step
+        self.step: NextMelds = step
 
     def fork(self) -> _GoDown:
         return _GoDown(self.game, self.seat, source=self)
