@@ -12,14 +12,17 @@ Worlds come from ``worlds.sample_world``: the hidden cards dealt at random, then
 just threw the top discard away (and the seat that just let it go) dealt again where needed so
 that, judged as the basic bot judges, it would have done what it was seen to do.
 
+The default a search must beat is the basic bot's choice, except for the discard of a seat
+not down, where it is the learned discard's (``learned``; ``learned=False`` keeps the basic
+choice there too).
+
 Only decisions that matter are searched: taking the discard or drawing when the top card would
 help, buying a card that would help, and the discard of a seat not down (among its cards of
 lowest keep value, however far apart: the lowest is often a card another seat collects).
 Every candidate is played out in the same worlds with the same random numbers (common random
 numbers), so the comparison measures the decision, not the luck of the deal, and each
 playout is scored by the end-of-hand points: the expert's points minus the other seats' mean.
-The basic choice is the default; the search overrules it only when the paired differences say
-clearly that an alternative scores better.
+The default stays unless the paired differences say clearly that an alternative scores better.
 Everything else (lay-offs, calls, gives, the cut, a useless card offered for sale) is answered
 at once by the basic rules.
 """
@@ -37,6 +40,7 @@ from ..engine import SeatView
 from .base import by_type
 from .basic import BasicBot
 from .heuristics import fits_table, keep_values, usefulness
+from .learned import learned_discard
 from .policy import play_out
 from .worlds import sample_world
 
@@ -59,8 +63,8 @@ class ExpertBot:
     bot has sampled in all its searches (0 when every decision was obvious)."""
 
     def __init__(self, iterations: int | None = None, millis: float | None = None,
-                 clock: Callable[[], float] = time.perf_counter, most: int | None = None
-                 ) -> None:
+                 clock: Callable[[], float] = time.perf_counter, most: int | None = None,
+                 learned: bool = True) -> None:
         if most is not None and (iterations is None or most < iterations):
             raise ValueError("most (worlds at most) needs iterations, and at least as many")
         if most is None:
@@ -79,6 +83,11 @@ class ExpertBot:
             self.name = f"expert:{iterations}-{most}it"
         else:
             self.name = f"expert:{iterations}it"
+        # the learned discard as the default a search must beat (a seat not down), not the
+        # basic bot's
+        self.learned = learned
+        if not learned:
+            self.name += "+basic-first"
         self.basic = BasicBot()
         self.clock = clock
         self.worlds_sampled = 0
@@ -129,6 +138,10 @@ class ExpertBot:
                 dead = deadest_discard(view, groups["discard"], keep)
                 if dead is not None:
                     close.append(dead)
+            if self.learned:
+                chosen = learned_discard(view, groups["discard"])
+                if chosen is not None:
+                    first = chosen
             return _unique([first, *close])
         return [first]
 
