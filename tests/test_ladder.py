@@ -32,6 +32,7 @@ from liverpool.bots import (
     searched_hint,
 )
 from liverpool.bots.hints import view_key
+from liverpool.bots.learned import LearnedBot
 from liverpool.cli import main as cli_main
 from liverpool.ratings import bot_rating
 from liverpool.rules import RuleSet
@@ -50,10 +51,12 @@ def test_eight_levels_weakest_first_each_named_as_its_level() -> None:
     slips = [make_bot(f"level:{n}") for n in (2, 3, 4)]
     assert all(isinstance(b, SlipBot) and isinstance(b.inner, BasicBot) for b in slips)
     assert [b.slip for b in slips] == sorted((b.slip for b in slips), reverse=True)  # type: ignore[attr-defined]
-    experts = [make_bot(f"level:{n}") for n in (6, 7, 8)]
-    assert all(isinstance(b, ExpertBot) for b in experts)
+    # level 6 answers at once with the learned discard; the two above it search, more and more
+    assert isinstance(make_bot("level:6"), LearnedBot)
+    experts = [make_bot(f"level:{n}") for n in (7, 8)]
+    assert all(isinstance(b, ExpertBot) and b.learned for b in experts)  # type: ignore[attr-defined]
     budgets = [(b.iterations, b.most) for b in experts]  # type: ignore[attr-defined]
-    assert budgets == sorted(budgets) and len(set(budgets)) == 3
+    assert budgets == sorted(budgets) and len(set(budgets)) == 2
 
 
 def test_the_first_names_are_aliases_of_levels_1_5_and_7() -> None:

@@ -21,6 +21,7 @@ from ..engine import SeatView
 from .base import Bot, RandomBot, by_type
 from .basic import BasicBot
 from .expert import ExpertBot
+from .learned import LearnedBot
 
 
 class SlipBot:
@@ -73,6 +74,12 @@ def _basic(name: str) -> Bot:
     return bot
 
 
+def _learned(name: str) -> Bot:
+    bot = LearnedBot()
+    bot.name = name
+    return bot
+
+
 def _expert(iterations: int, most: int) -> Callable[[str], Bot]:
     def build(name: str) -> Bot:
         bot = ExpertBot(iterations=iterations, most=most)
@@ -92,8 +99,9 @@ LADDER: tuple[Level, ...] = (
           _slipping(0.1)),
     Level(5, "Solid", "sound habits: keeps what builds its contract, goes down at once, lays "
                       "off all it can, throws its least useful card", _basic, alias="basic"),
-    Level(6, "Sharp", "the expert's search with a small budget (4 sampled deals a decision)",
-          _expert(4, 4)),
+    Level(6, "Sharp", "the solid player with a learned eye for the discard: it throws the card "
+                      "least likely to cost it, as learned from deals where every hand was seen",
+          _learned),
     Level(7, "Expert", "searches each draw, buy and discard that matters over 8 to 32 "
                        "sampled deals", _expert(8, 32), alias="expert"),
     Level(8, "Master", "the expert with a deeper search: 16 to 64 sampled deals a decision",
