@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -56,3 +60,14 @@ def _own_data_dir(tmp_path_factory: pytest.TempPathFactory,
     """Every test (and every command it starts) keeps the terminal's profile, history and saved
     games in a folder of its own, never in the user's data directory."""
     monkeypatch.setenv("LIVERPOOL_DATA_DIR", str(tmp_path_factory.mktemp("data")))
+
+
+def load_script(name: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """``scripts/NAME.py`` loaded as a module (registered under its name for the test only)."""
+    path = Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, name, module)
+    spec.loader.exec_module(module)
+    return module

@@ -4,29 +4,20 @@ and the kind of decision, each point counted once in its group and once in its c
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from conftest import load_script
 
 from liverpool.actions import Action
 from liverpool.engine import Game
 from liverpool.rules import RuleSet
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "expert_oracle.py"
-
 
 def load(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    spec = importlib.util.spec_from_file_location("expert_oracle", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "expert_oracle", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("expert_oracle", monkeypatch)
 
 
 def point(contract_no: int, first: str) -> dict[str, Any]:

@@ -4,14 +4,12 @@ every preset, and a training script that gives the same weights from the same ar
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from conftest import load_script
 
 from liverpool.actions import Action
 from liverpool.bots import BasicBot, ExpertBot
@@ -28,8 +26,6 @@ from liverpool.bots.learned import (
 )
 from liverpool.engine import Game
 from liverpool.rules import PRESET_NAMES, RuleSet
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "train_discard.py"
 
 
 def _discard_points(preset: str, players: int, seed: int) -> list[tuple[Game, int]]:
@@ -122,18 +118,9 @@ def test_the_expert_defaults_to_the_learned_discard() -> None:
     assert seen >= 10
 
 
-def _script(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    spec = importlib.util.spec_from_file_location("train_discard", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "train_discard", module)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_training_is_reproducible(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                   capsys: pytest.CaptureFixture[str]) -> None:
-    script = _script(monkeypatch)
+    script = load_script("train_discard", monkeypatch)
     runs = []
     for name in ("a.json", "b.json"):
         path = tmp_path / name
@@ -148,11 +135,8 @@ def test_training_is_reproducible(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     assert "training positions" in out and "held out" in out
 
 
-def test_the_solver_of_the_fit_solves() -> None:
-    spec = importlib.util.spec_from_file_location("train_discard_solve", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+def test_the_solver_of_the_fit_solves(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = load_script("train_discard", monkeypatch)
     a = [[4.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 2.0]]
     x = [1.0, -2.0, 0.5]
     b = [sum(r[j] * x[j] for j in range(3)) for r in a]
