@@ -129,17 +129,22 @@ def fit_kind(positions: list[dict[str, Any]], ridge: float) -> list[float]:
     return _solve(xtx, xty)
 
 
-def _saves(w: list[float], positions: list[dict[str, Any]]) -> tuple[float, float] | None:
-    """Mean oracle value the model's choice saves against the basic choice, and its standard
-    error (None below two positions)."""
-    gains = []
+def _saves(weights: dict[str, list[float]], positions: list[dict[str, Any]]
+           ) -> tuple[float, float, float] | None:
+    """The oracle value the model's choice saves against the basic choice (mean and standard
+    error) and how often the two agree; None below two positions."""
+    gains, agree = [], 0
     for p in positions:
+        w = weights[p["kind"]]
         cost = [sum(a * b for a, b in zip(x, w, strict=True)) for x in p["x"]]
-        gains.append(p["y"][p["first"]] - p["y"][min(range(len(cost)), key=cost.__getitem__)])
+        pick = min(range(len(cost)), key=cost.__getitem__)
+        gains.append(p["y"][p["first"]] - p["y"][pick])
+        agree += pick == p["first"]
     if len(gains) < 2:
         return None
     mean = sum(gains) / len(gains)
-    return mean, math.sqrt(sum((g - mean) ** 2 for g in gains) / (len(gains) - 1) / len(gains))
+    se = math.sqrt(sum((g - mean) ** 2 for g in gains) / (len(gains) - 1) / len(gains))
+    return mean, se, agree / len(gains)
 
 
 def fit(path: str, ridge: float, write: bool) -> None:
@@ -152,7 +157,7 @@ def fit(path: str, ridge: float, write: bool) -> None:
     weights = {k: fit_kind([p for p in train if p["kind"] == k], ridge) for k in KINDS}
     print(f"{len(train)} training positions, {len(test)} held out")
     for k in KINDS:
-        low = _saves(weights[k], [p for p in test if p["kind"] == k])
+        low = _saves(weights, [p for p in test if p["kind"] == k])
         if low is None or low[0] - low[1] <= 0.0:
             # no clear gain held out: this contract kind keeps the basic bot's choice
             weights[k] = [1.0 if name == "keep" else 0.0 for name in FEATURES]
@@ -161,19 +166,12 @@ def fit(path: str, ridge: float, write: bool) -> None:
                                           for k in KINDS),
                          *((t, [p for p in test if p["table"] == t])
                            for t in sorted({p["table"] for p in test}))]:
-        gains, agree = [], 0
-        for p in group:
-            w = weights[p["kind"]]
-            cost = [sum(a * b for a, b in zip(x, w, strict=True)) for x in p["x"]]
-            pick = min(range(len(cost)), key=cost.__getitem__)
-            gains.append(p["y"][p["first"]] - p["y"][pick])
-            agree += pick == p["first"]
-        if len(gains) < 2:
+        got = _saves(weights, group)
+        if got is None:
             continue
-        mean = sum(gains) / len(gains)
-        se = math.sqrt(sum((g - mean) ** 2 for g in gains) / (len(gains) - 1) / len(gains))
-        print(f"  {label:12s} {len(gains):6d} positions: saves {mean:+.3f} +- {se:.3f} points a "
-              f"decision against the basic choice; same choice {agree / len(gains):.0%}")
+        mean, se, same = got
+        print(f"  {label:12s} {len(group):6d} positions: saves {mean:+.3f} +- {se:.3f} points a "
+              f"decision against the basic choice; same choice {same:.0%}")
     for k in KINDS:
         print(f"  {k}: " + ", ".join(f"{n}={w:+.3f}" for n, w in zip(FEATURES, weights[k],
                                                                       strict=True)))

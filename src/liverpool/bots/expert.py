@@ -40,7 +40,9 @@ from ..engine import SeatView
 from .base import by_type
 from .basic import BasicBot
 from .heuristics import fits_table, keep_values, usefulness
-from .learned import learned_discard
+from .learned import CANDIDATES
+from .learned import best as learned_best
+from .learned import candidates as discard_candidates
 from .policy import play_out
 from .worlds import sample_world
 
@@ -50,7 +52,7 @@ STEP = 8  # worlds added at a time while the answer is open
 CLEAR = 2.5  # standard errors of the paired differences that settle a search early
 PLAYOUT_ROUNDS = 10  # a playout stops after this many rounds of turns if the hand goes on
 CONFIDENCE = 1.0  # standard errors by which an alternative must beat the basic choice
-DISCARD_CANDIDATES = 6  # the discards of lowest keep value weighed by a search
+DISCARD_CANDIDATES = CANDIDATES  # the discards of lowest keep value weighed by a search
 TAKE_THRESHOLD = 0.8  # usefulness below which the top discard is not worth a search
 BUY_THRESHOLD = 1.6
 MAX_HAND_FOR_BUY = 18
@@ -129,19 +131,13 @@ class ExpertBot:
         if phase == "play" and not down and "discard" in groups and "go_down" not in groups \
                 and "swap_joker" not in groups:
             keep = keep_values(view.hand, contract, rules, False, view.melds)
-            ranked = sorted(groups["discard"],
-                            key=lambda a: (keep[a.card] if a.card is not None else 0.0,
-                                           -(a.card or 0)))
-            close = [a for a in ranked[:DISCARD_CANDIDATES]
-                     if a.card is not None and not fits_table(a.card, view.melds, rules)]
+            close = discard_candidates(view, keep, groups["discard"])
+            if self.learned:
+                first = learned_best(view, close, keep) or first
             if contract.sets and not contract.runs:
                 dead = deadest_discard(view, groups["discard"], keep)
                 if dead is not None:
                     close.append(dead)
-            if self.learned:
-                chosen = learned_discard(view, groups["discard"])
-                if chosen is not None:
-                    first = chosen
             return _unique([first, *close])
         return [first]
 

@@ -121,15 +121,20 @@ def scores(view: SeatView, cands: Sequence[Action], keep: dict[Card, float]) -> 
     return [sum(x * y for x, y in zip(f, w, strict=True)) for f in features(view, cands, keep)]
 
 
-def learned_discard(view: SeatView, options: Sequence[Action]) -> Action | None:
-    """The candidate the model rates best for a seat not down, or None where there is no
-    choice to make (fewer than two candidates)."""
-    keep = keep_values(view.hand, view.contract[view.me], view.ruleset, False, view.melds)
-    cands = candidates(view, keep, options)
+def best(view: SeatView, cands: Sequence[Action], keep: dict[Card, float]) -> Action | None:
+    """The candidate the model rates best, or None where there is no choice (fewer than two
+    candidates)."""
     if len(cands) < 2:
         return None
     cost = scores(view, cands, keep)
     return cands[min(range(len(cands)), key=cost.__getitem__)]
+
+
+def learned_discard(view: SeatView, options: Sequence[Action]) -> Action | None:
+    """The learned discard for a seat not down among ``options`` (its legal discards), or None
+    where there is no choice to make."""
+    keep = keep_values(view.hand, view.contract[view.me], view.ruleset, False, view.melds)
+    return best(view, candidates(view, keep, options), keep)
 
 
 class LearnedBot:
