@@ -39,7 +39,7 @@ from ..cards import Card, wild_cards
 from ..engine import SeatView
 from .base import by_type
 from .basic import BasicBot
-from .heuristics import fits_table, keep_values, usefulness
+from .heuristics import fits_table, keep_values, unseen_by_rank, usefulness
 from .learned import CANDIDATES
 from .learned import best as learned_best
 from .learned import candidates as discard_candidates
@@ -170,27 +170,6 @@ class ExpertBot:
                 scores[i].append(play_out(g, view.me, random.Random(seed), horizon))
             worlds += 1
         return pick(scores)
-
-
-def unseen_by_rank(view: SeatView) -> list[int]:
-    """Copies of each rank (index ``card % 13``) the seat has not seen: not in its hand, the
-    discard pile, a meld, or another seat's known cards. Wilds are not counted."""
-    rules = view.ruleset
-    out = [4 * rules.decks_for(len(view.players))] * 13
-    wilds = wild_cards(rules.deuces_wild)
-
-    def see(cards: Sequence[Card]) -> None:
-        for c in cards:
-            if c not in wilds:
-                out[c % 13] -= 1
-    see(view.hand)
-    see(view.discard)
-    for m in view.melds:
-        see(m.cards)
-    for s, known in enumerate(view.known):
-        if s != view.seat:
-            see(known)
-    return out
 
 
 def deadest_discard(view: SeatView, options: Sequence[Action], keep: dict[Card, float]

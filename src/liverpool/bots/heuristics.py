@@ -3,7 +3,7 @@
 Domain words: *usefulness* (how much a card helps meet the contract: pairs and trips of a rank
 for sets, near neighbours in a suit for runs, wilds always), *keep value* (usefulness weighed
 against the card's points: the discard is the card of lowest keep value), *fits* (a card some
-table meld would take).
+table meld would take), *unseen* (copies of a rank the seat has not seen anywhere).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..cards import JOKER, Card, wild_cards
+from ..engine import SeatView
 from ..melds import Meld, layoff_ends
 from ..rules import Contract, RuleSet
 
@@ -66,4 +67,25 @@ def keep_values(hand: Sequence[Card], contract: Contract, rules: RuleSet, down: 
         if fits_table(c, melds, rules):
             value += 25.0  # a discard that fits invites a call (and is better laid off)
         out[c] = value
+    return out
+
+
+def unseen_by_rank(view: SeatView) -> list[int]:
+    """Copies of each rank (index ``card % 13``) the seat has not seen: not in its hand, the
+    discard pile, a meld, or another seat's known cards. Wilds are not counted."""
+    rules = view.ruleset
+    out = [4 * rules.decks_for(len(view.players))] * 13
+    wilds = wild_cards(rules.deuces_wild)
+
+    def see(cards: Sequence[Card]) -> None:
+        for c in cards:
+            if c not in wilds:
+                out[c % 13] -= 1
+    see(view.hand)
+    see(view.discard)
+    for m in view.melds:
+        see(m.cards)
+    for s, known in enumerate(view.known):
+        if s != view.seat:
+            see(known)
     return out

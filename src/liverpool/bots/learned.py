@@ -24,7 +24,7 @@ from ..cards import JOKER, Card, wild_cards
 from ..engine import SeatView
 from .basic import BasicBot
 from .discard_weights import WEIGHTS
-from .heuristics import fits_table, keep_values, usefulness
+from .heuristics import fits_table, keep_values, unseen_by_rank, usefulness
 
 CANDIDATES = 6
 KINDS = ("sets", "runs", "both")
@@ -59,22 +59,13 @@ def features(view: SeatView, cands: Sequence[Action], keep: dict[Card, float]
     wilds = wild_cards(rules.deuces_wild)
     copies = 4 * rules.decks_for(n)
     use = usefulness(view.hand, view.contract[me], rules)
-    seen = [0] * 13
-    for pile in (view.hand, view.discard, *(m.cards for m in view.melds)):
-        for card in pile:
-            if card not in wilds:
-                seen[card % 13] += 1
+    unseen = unseen_by_rank(view)
     dead = [0] * 13
     for card in view.discard:
         if card not in wilds:
             dead[card % 13] += 1
     nxt = (me + 1) % n
     others_down = sum(1 for s in range(n) if s != me and view.down[s]) / max(1, n - 1)
-    for s in range(n):
-        if s != me:
-            for card in view.known[s]:
-                if card not in wilds:
-                    seen[card % 13] += 1
     held = [0] * 13
     suits = [[0] * 15 for _ in range(4)]
     for card in view.hand:
@@ -109,7 +100,7 @@ def features(view: SeatView, cands: Sequence[Action], keep: dict[Card, float]
                     others_rank += same_rank
                     others_suit += same_suit
         out.append([keep[c] / 25.0, use.get(c, 0.0) / 3.0, pts, 0.0,
-                    max(0, copies - seen[r]) / copies, held[r] - 1.0, near / 4.0,
+                    max(0, unseen[r]) / copies, held[r] - 1.0, near / 4.0,
                     float(next_rank), float(next_suit), float(others_rank), float(others_suit),
                     pts * others_down, order / 5.0, dead[r] / copies, pts * size])
     return out
