@@ -169,7 +169,7 @@ class Broker:
                 self._failed(e)
             finally:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await pubsub.aclose()  # type: ignore[no-untyped-call, unused-ignore]  # typed from redis 8
             await asyncio.sleep(RETRY_EVERY)
 
     async def _keep_alive(self) -> None:
