@@ -282,6 +282,15 @@ def test_served_expert_plays_as_the_built_in_one() -> None:
     assert served.actions == built_in_game("expert:2it", rules, 3, 42).actions
 
 
+@pytest.mark.parametrize("level", ["level:2", "level:6"])
+def test_served_ladder_level_plays_as_the_built_in_one(level: str) -> None:
+    """A level of the ladder is served as the README says
+    (``liverpool bot level:6``), playing the built-in level's game."""
+    rules = RuleSet.preset("standard", {"hands": [1, 2]})
+    served = served_game(level, rules, 3, 7)
+    assert served.actions == built_in_game(level, rules, 3, 7).actions
+
+
 def test_serve_bot_skips_what_it_cannot_read() -> None:
     """Malformed lines are reported on stderr and skipped; unknown types and fields are
     ignored; a decide before any game_start takes the rules from the view; stdin's end ends
@@ -315,7 +324,8 @@ def test_serve_bot_skips_what_it_cannot_read() -> None:
 
 
 def test_serve_bot_refuses_what_is_not_a_built_in_level() -> None:
-    for level in ("cmd:x", "cmd@2s:python bot.py", "grandmaster", "expert:0it"):
+    for level in ("cmd:x", "cmd@2s:python bot.py", "grandmaster", "expert:0it", "level:9",
+                  "level:0"):
         out = io.StringIO()
         err = io.StringIO()
         assert serve_bot(level, iter(['{"type": "hello", "protocol": 1}\n']), out, err) == 2
