@@ -1,10 +1,9 @@
 """Weights of the learned discard (``learned``), one row per contract kind in the order of
-``learned.FEATURES``. Written by ``scripts/train_discard.py fit``; do not edit by hand."""
+``learned.FEATURES`` (an empty row: the basic choice stands). Written by
+``scripts/train_learned.py fit``; do not edit by hand."""
 
 WEIGHTS: dict[str, tuple[float, ...]] = {
-    "sets": (
-        1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    ),
+    "sets": (),
     "runs": (
         1.70619, 1.08517, -0.717727, 0, 2.6489, -0.739417, 8.69616, 0.232358, 0.316485,
         0.841391, -1.47404, 6.52905, -0.276732, -0.816965, -1.73409,

@@ -12,9 +12,9 @@ Worlds come from ``worlds.sample_world``: the hidden cards dealt at random, then
 just threw the top discard away (and the seat that just let it go) dealt again where needed so
 that, judged as the basic bot judges, it would have done what it was seen to do.
 
-The default a search must beat is the basic bot's choice, except for the discard of a seat
-not down, where it is the learned discard's (``learned``; ``learned=False`` keeps the basic
-choice there too).
+The default a search must beat is the basic bot's choice, except for the discard, the take and
+the buy of a seat not down, where it is the learned choice (``learned``; ``learned=False`` keeps
+the basic choice there too).
 
 Only decisions that matter are searched: taking the discard or drawing when the top card would
 help, buying a card that would help, and the discard of a seat not down (among its cards of
@@ -40,7 +40,7 @@ from ..engine import SeatView
 from .base import by_type
 from .basic import BasicBot
 from .heuristics import fits_table, keep_values, unseen_by_rank, usefulness
-from .learned import CANDIDATES
+from .learned import BUY_FLOOR, BUY_MOST_HAND, CANDIDATES, TAKE_FLOOR, learned_option
 from .learned import best as learned_best
 from .learned import candidates as discard_candidates
 from .policy import play_out
@@ -53,9 +53,9 @@ CLEAR = 2.5  # standard errors of the paired differences that settle a search ea
 PLAYOUT_ROUNDS = 10  # a playout stops after this many rounds of turns if the hand goes on
 CONFIDENCE = 1.0  # standard errors by which an alternative must beat the basic choice
 DISCARD_CANDIDATES = CANDIDATES  # the discards of lowest keep value weighed by a search
-TAKE_THRESHOLD = 0.8  # usefulness below which the top discard is not worth a search
-BUY_THRESHOLD = 1.6
-MAX_HAND_FOR_BUY = 18
+TAKE_THRESHOLD = TAKE_FLOOR  # usefulness below which the top discard is not worth a search
+BUY_THRESHOLD = BUY_FLOOR
+MAX_HAND_FOR_BUY = BUY_MOST_HAND
 LIVE_WEIGHT = 2.0  # keep points per unseen copy of a rank (sets-only contracts)
 LIVE_PIVOT = 3  # unseen copies at which a card is judged as the basic bot judges it
 
@@ -119,6 +119,8 @@ class ExpertBot:
             top = view.discard[-1]
             if usefulness([*view.hand, top], contract, rules)[top] < TAKE_THRESHOLD:
                 return [first]
+            if self.learned:
+                first = learned_option(view, legal) or first
             return _unique([first, *groups["take_discard"], *groups.get("draw", []),
                             *groups.get("no_draw", [])])
         if phase == "buy" and "buy" in groups and not down:
@@ -127,6 +129,8 @@ class ExpertBot:
                     usefulness([*view.hand, top], contract, rules)[top] < BUY_THRESHOLD:
                 return [first]
             plain = [a for a in groups["buy"] if a.depth is None]
+            if self.learned:
+                first = learned_option(view, legal) or first
             return _unique([first, *plain[:1], *groups["pass"]])
         if phase == "play" and not down and "discard" in groups and "go_down" not in groups \
                 and "swap_joker" not in groups:

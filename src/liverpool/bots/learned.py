@@ -1,5 +1,6 @@
-"""The learned discard: a seat not down weighs its candidate discards by a linear model of what
-each costs it by the hand's end, fitted to an oracle that saw every hand.
+"""The learned choices: a seat not down weighs its candidate discards, and whether to take or buy
+the top discard, by linear models of what each costs it by the hand's end, fitted to an oracle
+that saw every hand.
 
 Domain words: *candidate* (one of the ``CANDIDATES`` discards of lowest keep value that no table
 meld takes, as the expert searches them), *feature* (a number about a candidate that the seat
@@ -9,9 +10,16 @@ what the next seat and the others were seen to take, how many seats are down), *
 minus the others' mean at the hand's end when it throws that card, averaged over playouts of
 the true deal by the basic policy; the training target, never seen at play).
 
-The weights are data (``discard_weights``), made by ``scripts/train_discard.py`` from seeded
-games; the model ranks candidates only, so a position's own level (how good the whole hand is)
-is left out: features and targets are taken relative to the position's mean.
+*Option* (taking the top discard instead of drawing, or buying it instead of passing: two
+candidates, the option and the plain choice; ``OPTION_FEATURES`` describe the card joining the
+hand, the plain choice is a row of zeros, so the model's cost is the option's cost relative to
+not taking it, a constant ``one`` included).
+
+The weights are data (``discard_weights``, ``option_weights``), made by
+``scripts/train_learned.py`` from seeded games; the models rank candidates only, so a position's
+own level (how good the whole hand is) is left out: features and targets are taken relative to
+the position's mean. A contract kind whose model showed no clear gain held out has no weights
+(an empty row): there the basic bot's choice stands.
 """
 
 from __future__ import annotations
@@ -25,9 +33,17 @@ from ..engine import SeatView
 from .basic import BasicBot
 from .discard_weights import WEIGHTS
 from .heuristics import fits_table, keep_values, unseen_by_rank, usefulness
+from .option_weights import BUY, TAKE
 
 CANDIDATES = 6
 KINDS = ("sets", "runs", "both")
+DECISIONS = ("discard", "take", "buy")
+TAKE_FLOOR = 0.8  # usefulness of the top discard below which a seat draws without asking
+BUY_FLOOR = 1.6  # likewise for a buy
+BUY_MOST_HAND = 18  # a hand larger than this never buys
+OPTION_FEATURES = ("one", "use", "made", "keep_gain", "points", "wild", "unseen", "copies_held",
+                   "suit_near", "others_rank", "others_suit", "others_down", "stock", "hand",
+                   "points_x_down", "buys_left")
 FEATURES = ("keep", "use", "points", "wild", "unseen", "copies_held", "suit_near",
             "next_rank", "next_suit", "others_rank", "others_suit", "points_x_down",
             "keep_order", "rank_discarded", "points_x_hand")
@@ -108,7 +124,7 @@ def features(view: SeatView, cands: Sequence[Action], keep: dict[Card, float]
 
 def scores(view: SeatView, cands: Sequence[Action], keep: dict[Card, float]) -> list[float]:
     """The model's cost of each candidate (lower is better; only the order means anything)."""
-    w = WEIGHTS[contract_kind(view)]
+    w = WEIGHTS[contract_kind(view)] or tuple(1.0 if f == "keep" else 0.0 for f in FEATURES)
     return [sum(x * y for x, y in zip(f, w, strict=True)) for f in features(view, cands, keep)]
 
 
@@ -128,9 +144,92 @@ def learned_discard(view: SeatView, options: Sequence[Action]) -> Action | None:
     return best(view, candidates(view, keep, options), keep)
 
 
+def option_features(view: SeatView, card: Card) -> list[float]:
+    """The features (``OPTION_FEATURES``) of ``card``, the top discard, joining the hand."""
+    rules = view.ruleset
+    me = view.me
+    n = len(view.players)
+    wilds = wild_cards(rules.deuces_wild)
+    copies = 4 * rules.decks_for(n)
+    hand = [*view.hand, card]
+    contract = view.contract[me]
+    use = usefulness(hand, contract, rules)[card]
+    keep = keep_values(hand, contract, rules, False, view.melds)
+    others = [v for c, v in keep.items() if c != card]
+    gain = keep[card] - min(others) if others else 0.0
+    pts = rules.card_points[0 if card == JOKER else card % 13 + 1] / 10.0
+    others_down = sum(1 for s in range(n) if s != me and view.down[s]) / max(1, n - 1)
+    stock = view.stock_size / (52.0 * rules.decks_for(n))
+    size = len(view.hand) / 12.0
+    limit = rules.max_buys  # the share of the seat's buys left (1: no limit)
+    buys = 1.0 if limit is None else max(0, limit - view.buys[me]) / max(1, limit)
+    if card in wilds:
+        return [1.0, use / 3.0, 1.0, gain / 25.0, pts, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                others_down, stock, size, pts * others_down, buys]
+    r, suit = card % 13, card // 13
+    held = sum(1 for c in view.hand if c not in wilds and c % 13 == r)
+    near = sum(1 for c in view.hand if c not in wilds and c // 13 == suit
+               and c % 13 != r and abs(c % 13 - r) <= 2)
+    others_rank = others_suit = 0
+    for s in range(n):
+        if s == me:
+            continue
+        for k in view.known[s]:
+            if k in wilds:
+                continue
+            others_rank += k % 13 == r
+            others_suit += k // 13 == suit and abs(k % 13 - r) <= 2 and k % 13 != r
+    unseen = unseen_by_rank(view)
+    return [1.0, use / 3.0, float(use >= 3.0), gain / 25.0, pts, 0.0,
+            max(0, unseen[r]) / copies, float(held), near / 4.0, float(others_rank),
+            float(others_suit), others_down, stock, size, pts * others_down, buys]
+
+
+def option_pair(view: SeatView, legal: Sequence[Action]) -> tuple[str, Action, Action] | None:
+    """Where a learned option applies: the decision (``take`` or ``buy``), the option and the
+    plain choice; None elsewhere (a seat down, a top discard of little use, a large hand)."""
+    if view.down[view.me] or not view.discard:
+        return None
+    top = view.discard[-1]
+    rules = view.ruleset
+    if view.phase == "draw":
+        take = [a for a in legal if a.type == "take_discard"]
+        plain = [a for a in legal if a.type == "draw"]
+        floor = TAKE_FLOOR
+        decision = "take"
+    elif view.phase == "buy":
+        if len(view.hand) > BUY_MOST_HAND:
+            return None
+        take = [a for a in legal if a.type == "buy" and a.depth is None]
+        plain = [a for a in legal if a.type == "pass"]
+        floor = BUY_FLOOR
+        decision = "buy"
+    else:
+        return None
+    if not take or not plain:
+        return None
+    if usefulness([*view.hand, top], view.contract[view.me], rules)[top] < floor:
+        return None
+    return decision, take[0], plain[0]
+
+
+def learned_option(view: SeatView, legal: Sequence[Action]) -> Action | None:
+    """The learned take-or-draw, or buy-or-pass, choice; None where no model applies (outside
+    ``option_pair``, or a contract kind without weights: the basic choice stands)."""
+    pair = option_pair(view, legal)
+    if pair is None:
+        return None
+    decision, option, plain = pair
+    w = (TAKE if decision == "take" else BUY)[contract_kind(view)]
+    if not w:
+        return None
+    cost = sum(x * y for x, y in zip(option_features(view, view.discard[-1]), w, strict=True))
+    return option if cost < 0.0 else plain
+
+
 class LearnedBot:
-    """The basic bot with the learned discard for a seat not down (a level between the basic
-    bot and the searching expert: it answers at once)."""
+    """The basic bot with the learned discard for a seat not down, and the learned take and buy
+    (a level between the basic bot and the searching expert: it answers at once)."""
 
     name = "learned"
 
@@ -139,6 +238,8 @@ class LearnedBot:
 
     def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
         first = self.basic.decide(view, legal)[0]
+        if view.phase in ("draw", "buy"):
+            return learned_option(view, legal) or first
         if first.type == "discard" and view.phase == "play" and not view.down[view.me] \
                 and all(a.type == "discard" for a in legal):
             chosen = learned_discard(view, legal)
