@@ -39,6 +39,7 @@ from liverpool.actions import Action
 from liverpool.bots import BasicBot, option_weights
 from liverpool.bots.heuristics import keep_values
 from liverpool.bots.learned import (
+    DECISIONS,
     FEATURES,
     KINDS,
     OPTION_FEATURES,
@@ -259,7 +260,7 @@ def main() -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("gen")
     g.add_argument("data")
-    g.add_argument("--decision", choices=("discard", "take", "buy"), default="discard")
+    g.add_argument("--decision", choices=DECISIONS, default="discard")
     g.add_argument("--games", type=int, default=40)
     g.add_argument("--seed", type=int, default=5000)
     g.add_argument("--playouts", type=int, default=12)

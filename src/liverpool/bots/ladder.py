@@ -99,8 +99,9 @@ LADDER: tuple[Level, ...] = (
           _slipping(0.1)),
     Level(5, "Solid", "sound habits: keeps what builds its contract, goes down at once, lays "
                       "off all it can, throws its least useful card", _basic, alias="basic"),
-    Level(6, "Sharp", "the solid player with a learned eye for the discard: it throws the card "
-                      "least likely to cost it, as learned from deals where every hand was seen",
+    Level(6, "Sharp", "the solid player with a learned eye for the discard and the buy: it "
+                      "throws the card least likely to cost it and buys what pays, as learned "
+                      "from deals where every hand was seen",
           _learned),
     Level(7, "Expert", "searches each draw, buy and discard that matters over 8 to 32 "
                        "sampled deals", _expert(8, 32), alias="expert"),
