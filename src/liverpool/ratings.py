@@ -73,7 +73,8 @@ class Rating:
 # ``liverpool bench ladder --games 8 --workers 2 --seed 1`` of the version before (448 2-player
 # games); levels 6 to 8, whose bots changed (the learned discard), from the same command's run
 # on this version (docs/bots.md, "The ladder's ratings"), which put the unchanged levels within
-# the earlier intervals. Sigma is the measurement's uncertainty, so a game against a bot moves a
+# the earlier intervals (before the learned buy, which the 2-player round robin seldom meets).
+# Sigma is the measurement's uncertainty, so a game against a bot moves a
 # person as far as the model says a game against a player so well known should.
 BOT_RATINGS: dict[str, Rating] = {
     "level:1": Rating(-813.8, 71.0),
