@@ -66,6 +66,33 @@ def candidates(view: SeatView, keep: dict[Card, float], options: Sequence[Action
             if a.card is not None and not fits_table(a.card, view.melds, view.ruleset)]
 
 
+def taken_near(view: SeatView, card: Card, wilds: frozenset[Card]
+               ) -> tuple[int, int, int, int]:
+    """What the other seats were seen to take (and still hold) near ``card``, a natural: cards
+    of its rank, and other cards of its suit within two ranks, first the next seat's, then the
+    rest's: (next rank, next suit, others' rank, others' suit)."""
+    me = view.me
+    n = len(view.players)
+    nxt = (me + 1) % n
+    r, suit = card % 13, card // 13
+    next_rank = next_suit = others_rank = others_suit = 0
+    for s in range(n):
+        if s == me:
+            continue
+        for k in view.known[s]:
+            if k in wilds:
+                continue
+            same_rank = k % 13 == r
+            same_suit = k // 13 == suit and k != card and abs(k % 13 - r) <= 2
+            if s == nxt:
+                next_rank += same_rank
+                next_suit += same_suit
+            else:
+                others_rank += same_rank
+                others_suit += same_suit
+    return next_rank, next_suit, others_rank, others_suit
+
+
 def features(view: SeatView, cands: Sequence[Action], keep: dict[Card, float]
              ) -> list[list[float]]:
     """Each candidate's features (``FEATURES``), in the candidates' order."""
@@ -80,7 +107,6 @@ def features(view: SeatView, cands: Sequence[Action], keep: dict[Card, float]
     for card in view.discard:
         if card not in wilds:
             dead[card % 13] += 1
-    nxt = (me + 1) % n
     others_down = sum(1 for s in range(n) if s != me and view.down[s]) / max(1, n - 1)
     held = [0] * 13
     suits = [[0] * 15 for _ in range(4)]
@@ -100,21 +126,7 @@ def features(view: SeatView, cands: Sequence[Action], keep: dict[Card, float]
             continue
         r, suit = c % 13, c // 13
         near = sum(suits[suit][x] for x in range(max(1, r - 1), min(14, r + 4)) if x != r + 1)
-        next_rank = next_suit = others_rank = others_suit = 0
-        for s in range(n):
-            if s == me:
-                continue
-            for k in view.known[s]:
-                if k in wilds:
-                    continue
-                same_rank = k % 13 == r
-                same_suit = k // 13 == suit and k != c and abs(k % 13 - r) <= 2
-                if s == nxt:
-                    next_rank += same_rank
-                    next_suit += same_suit
-                else:
-                    others_rank += same_rank
-                    others_suit += same_suit
+        next_rank, next_suit, others_rank, others_suit = taken_near(view, c, wilds)
         out.append([keep[c] / 25.0, use.get(c, 0.0) / 3.0, pts, 0.0,
                     max(0, unseen[r]) / copies, held[r] - 1.0, near / 4.0,
                     float(next_rank), float(next_suit), float(others_rank), float(others_suit),
@@ -170,19 +182,12 @@ def option_features(view: SeatView, card: Card) -> list[float]:
     held = sum(1 for c in view.hand if c not in wilds and c % 13 == r)
     near = sum(1 for c in view.hand if c not in wilds and c // 13 == suit
                and c % 13 != r and abs(c % 13 - r) <= 2)
-    others_rank = others_suit = 0
-    for s in range(n):
-        if s == me:
-            continue
-        for k in view.known[s]:
-            if k in wilds:
-                continue
-            others_rank += k % 13 == r
-            others_suit += k // 13 == suit and abs(k % 13 - r) <= 2 and k % 13 != r
+    next_rank, next_suit, others_rank, others_suit = taken_near(view, card, wilds)
     unseen = unseen_by_rank(view)
     return [1.0, use / 3.0, float(use >= 3.0), gain / 25.0, pts, 0.0,
-            max(0, unseen[r]) / copies, float(held), near / 4.0, float(others_rank),
-            float(others_suit), others_down, stock, size, pts * others_down, buys]
+            max(0, unseen[r]) / copies, float(held), near / 4.0,
+            float(next_rank + others_rank), float(next_suit + others_suit), others_down, stock,
+            size, pts * others_down, buys]
 
 
 def option_pair(view: SeatView, legal: Sequence[Action]) -> tuple[str, Action, Action] | None:
