@@ -12,9 +12,10 @@ Worlds come from ``worlds.sample_world``: the hidden cards dealt at random, then
 just threw the top discard away (and the seat that just let it go) dealt again where needed so
 that, judged as the basic bot judges, it would have done what it was seen to do.
 
-The default a search must beat is the basic bot's choice, except for the discard, the take and
-the buy of a seat not down, where it is the learned choice (``learned``; ``learned=False`` keeps
-the basic choice there too).
+The default a search must beat is the basic bot's choice, except for the discard and the buy of
+a seat not down (and its take, where a learned take has weights: none has shown a gain yet),
+where it is the learned choice (``learned``; ``learned=False`` keeps the basic choice there
+too).
 
 Only decisions that matter are searched: taking the discard or drawing when the top card would
 help, buying a card that would help, and the discard of a seat not down (among its cards of
