@@ -47,6 +47,8 @@ OPTION_FEATURES = ("one", "use", "made", "keep_gain", "points", "wild", "unseen"
 FEATURES = ("keep", "use", "points", "wild", "unseen", "copies_held", "suit_near",
             "next_rank", "next_suit", "others_rank", "others_suit", "points_x_down",
             "keep_order", "rank_discarded", "points_x_hand")
+# the row of a contract kind without discard weights: the keep value alone, the basic choice
+KEEP_ONLY = tuple(1.0 if f == "keep" else 0.0 for f in FEATURES)
 
 
 def contract_kind(view: SeatView) -> str:
@@ -136,7 +138,7 @@ def features(view: SeatView, cands: Sequence[Action], keep: dict[Card, float]
 
 def scores(view: SeatView, cands: Sequence[Action], keep: dict[Card, float]) -> list[float]:
     """The model's cost of each candidate (lower is better; only the order means anything)."""
-    w = WEIGHTS[contract_kind(view)] or tuple(1.0 if f == "keep" else 0.0 for f in FEATURES)
+    w = WEIGHTS[contract_kind(view)] or KEEP_ONLY
     return [sum(x * y for x, y in zip(f, w, strict=True)) for f in features(view, cands, keep)]
 
 
