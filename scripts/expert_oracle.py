@@ -6,6 +6,7 @@ for changes to the expert, beside (never instead of) whole seeded games.
     python scripts/expert_oracle.py eval POINTS.pkl TAG [--patch expert.NAME=VALUE,...]
     python scripts/expert_oracle.py pair POINTS.pkl.A.json POINTS.pkl.B.json
     python scripts/expert_oracle.py where POINTS.pkl POINTS.pkl.TAG.json
+    python scripts/expert_oracle.py room POINTS.pkl [POINTS.pkl.TAG.json ...]
 
 ``gen`` plays seeded games among basic bots and, at every ``every``-th decision of seat 0 that
 is a plain discard or a take/draw/buy/pass choice, values each option (the basic choice, the
@@ -18,7 +19,12 @@ choices over the basic choices, with a standard error; it writes the gain per po
 ``POINTS.pkl.TAG.json``. ``pair`` compares two such files point by point (the same points, so
 the difference is much less noisy than either figure). ``where`` splits one such file's gains
 by the contract being played (sets only, runs only, or both) and the kind of decision (the
-discard, or taking, drawing and buying): where a version wins or loses its points.
+discard, or taking, drawing and buying): where a version wins or loses its points. ``room``
+says how much there is to win, per kind of decision (the discard, the take or draw, the buy; of
+a seat down or not): the oracle's own best option chosen on half of its playouts and valued on
+the other half (and the other way round), so that the room is not inflated by the noise of its
+choice (the best of several noisy means is better than its option really is); beside it, each
+given version's gain, so what share of the room a version takes is read off one table.
 ``--patch`` sets module constants of ``liverpool.bots`` (the compiled core reads them at run
 time too) to try a setting without a rebuild. The oracle knows the hidden cards, so its best
 choice bounds what any search could find; it plays the rest of the hand as the basic bot, so it
@@ -31,6 +37,7 @@ import argparse
 import importlib
 import json
 import math
+import os
 import pickle
 import random
 import sys
@@ -197,6 +204,72 @@ def where(points_path: str, gains_path: str) -> None:
     Console().print(table)
 
 
+def decision_kind(point: dict[str, Any]) -> str:
+    """The discard, the take (or draw) or the buy (or pass), of a seat down or not down."""
+    view = point["views"][-1]
+    types = {a.type for a in point["legal"]}
+    kind = "discard" if "discard" in types else "buy" if "buy" in types else "take"
+    return f"{kind}, {'down' if view.down[view.seat] else 'not down'}"
+
+
+def split_room(vals: dict[Action, list[float]], first: Action) -> float:
+    """Points the oracle's best option saves against ``first``, its choice made on one half of
+    the playouts and valued on the other (both ways, averaged): an unbiased estimate, where the
+    best mean over all the playouts would count the luck of its own selection as room."""
+    n = len(vals[first])
+    h = n // 2
+    if h == 0:
+        raise ValueError("room needs at least two playouts an option")
+    halves = [{a: mean(xs[:h]) for a, xs in vals.items()},
+              {a: mean(xs[h:]) for a, xs in vals.items()}]
+    total = 0.0
+    for choose, value in ((halves[0], halves[1]), (halves[1], halves[0])):
+        best = min(choose, key=lambda a: choose[a])  # first listed wins ties: the basic choice
+        total += value[first] - value[best]
+    return total / 2
+
+
+def room_rows(points: list[dict[str, Any]], gains: dict[str, list[float | None]]
+              ) -> list[tuple[str, int, tuple[float, float], dict[str, tuple[float, float]]]]:
+    """(decision kind, points, room (mean, 1 se), {tag: gain (mean, 1 se)}) per kind of
+    decision; a version's unjudged points count as no gain (it played something the oracle did
+    not value)."""
+    for tag, gs in gains.items():
+        if len(gs) != len(points):
+            raise ValueError(f"{tag}: {len(gs)} gains for {len(points)} points: not the same "
+                             "points")
+    groups: dict[str, list[int]] = {}
+    for i, p in enumerate(points):
+        groups.setdefault(decision_kind(p), []).append(i)
+
+    def stat(xs: list[float]) -> tuple[float, float]:
+        return mean(xs), se(xs) if len(xs) > 1 else math.inf
+
+    rows = []
+    for kind, idx in sorted(groups.items()):
+        room = [split_room(points[i]["vals"], points[i]["first"]) for i in idx]
+        by_tag = {tag: stat([gs[i] or 0.0 for i in idx]) for tag, gs in gains.items()}
+        rows.append((kind, len(idx), stat(room), by_tag))
+    return rows
+
+
+def room(points_path: str, gains_paths: list[str]) -> None:
+    with open(points_path, "rb") as f:
+        points = pickle.load(f)
+    gains: dict[str, list[float | None]] = {}
+    for path in gains_paths:
+        with open(path, encoding="utf-8") as f:
+            tag = os.path.basename(path).removeprefix(os.path.basename(points_path) + ".")
+            gains[tag.removesuffix(".json")] = json.load(f)
+    table = Table(title=f"room and gain over basic, points a decision ({points_path})")
+    for col in ("decision", "points", "room (1 se)", *gains):
+        table.add_column(col, justify="left" if col == "decision" else "right")
+    for kind, n, (r, r_se), by_tag in room_rows(points, gains):
+        table.add_row(kind, str(n), f"{r:+.2f} ({r_se:.2f})",
+                      *(f"{m:+.2f} ({e:.2f})" for m, e in by_tag.values()))
+    Console().print(table)
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -219,6 +292,9 @@ def main() -> int:
     w = sub.add_parser("where")
     w.add_argument("points")
     w.add_argument("gains")
+    r = sub.add_parser("room")
+    r.add_argument("points")
+    r.add_argument("gains", nargs="*")
     args = p.parse_args()
     if args.cmd == "gen":
         gen(args.out, args.preset, args.players, args.games, args.seed, args.playouts,
@@ -228,8 +304,10 @@ def main() -> int:
         evaluate(args.points, args.tag, args.bot)
     elif args.cmd == "pair":
         pair(args.a, args.b)
-    else:
+    elif args.cmd == "where":
         where(args.points, args.gains)
+    else:
+        room(args.points, args.gains)
     return 0
 
 
