@@ -127,6 +127,11 @@ def se(xs: list[float]) -> float:
     return float((sum((x - m) ** 2 for x in xs) / (len(xs) - 1) / len(xs)) ** 0.5)
 
 
+def mean_se(xs: list[float]) -> tuple[float, float]:
+    """The mean and its standard error (infinite for a single value: no error bar)."""
+    return mean(xs), se(xs) if len(xs) > 1 else math.inf
+
+
 def evaluate(path: str, tag: str, spec: str) -> None:
     with open(path, "rb") as f:
         points = pickle.load(f)
@@ -187,8 +192,7 @@ def where_rows(points: list[dict[str, Any]], gains: list[float | None]
         decision = "discard" if p["first"].type == "discard" else "take, draw or buy"
         groups.setdefault((kind, decision), []).append(g)
         groups.setdefault((kind, "all"), []).append(g)
-    return [(k, d, len(xs), mean(xs), se(xs) if len(xs) > 1 else math.inf)
-            for (k, d), xs in sorted(groups.items())]
+    return [(k, d, len(xs), *mean_se(xs)) for (k, d), xs in sorted(groups.items())]
 
 
 def where(points_path: str, gains_path: str) -> None:
@@ -242,14 +246,11 @@ def room_rows(points: list[dict[str, Any]], gains: dict[str, list[float | None]]
     for i, p in enumerate(points):
         groups.setdefault(decision_kind(p), []).append(i)
 
-    def stat(xs: list[float]) -> tuple[float, float]:
-        return mean(xs), se(xs) if len(xs) > 1 else math.inf
-
     rows = []
     for kind, idx in sorted(groups.items()):
         room = [split_room(points[i]["vals"], points[i]["first"]) for i in idx]
-        by_tag = {tag: stat([gs[i] or 0.0 for i in idx]) for tag, gs in gains.items()}
-        rows.append((kind, len(idx), stat(room), by_tag))
+        by_tag = {tag: mean_se([gs[i] or 0.0 for i in idx]) for tag, gs in gains.items()}
+        rows.append((kind, len(idx), mean_se(room), by_tag))
     return rows
 
 
