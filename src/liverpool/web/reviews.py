@@ -19,7 +19,7 @@ import logging
 import multiprocessing
 from collections import OrderedDict, deque
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
@@ -156,22 +156,33 @@ class Reviews:
                 self.current = None
 
     async def _run(self, job: ReviewJob) -> None:
-        loop = asyncio.get_running_loop()
         pool = self._executor()
         table_id, seat, worlds = job.key
         assert job.record is not None
         job.status = "running"
-        name, tasks = await loop.run_in_executor(pool, self.plan, job.record, seat, worlds)
+        name, tasks = await _call(pool, self.plan, job.record, seat, worlds)
         job.total = len(tasks)
-        futures = [loop.run_in_executor(pool, self.decide, t) for t in tasks]
+        # no more decisions in the pool than it has processes: each one given is taken at once,
+        # so none waits there to be given up (a decision is never cancelled: the pool's own
+        # thread failed when one was, and the processes were stopped)
+        decisions: list[Any] = [None] * len(tasks)
+        given = 0
+        weighing: dict[asyncio.Future[Any], int] = {}
         try:
-            for fut in asyncio.as_completed(futures):
-                await fut
-                job.done += 1
+            while given < len(tasks) or weighing:
+                while given < len(tasks) and len(weighing) < self.limits.review_workers:
+                    weighing[_call(pool, self.decide, tasks[given])] = given
+                    given += 1
+                done, _ = await asyncio.wait(weighing, return_when=asyncio.FIRST_COMPLETED)
+                for fut in done:
+                    decisions[weighing.pop(fut)] = fut.result()
+                    job.done += 1
         finally:
-            for fut in futures:
-                fut.cancel()
-        decisions = [f.result() for f in futures]
+            for fut in weighing:
+                # this side's wait only (the process finishes or is stopped); an error already
+                # come back for a review given up is looked at, not logged as never retrieved
+                if not fut.cancel() and not fut.cancelled():
+                    fut.exception()
         review = reviewwork.review_json(seat, name, decisions, worlds)
         await self.store.save_review(table_id, seat, worlds, review)
         job.review = review
@@ -184,7 +195,7 @@ class Reviews:
             return
         # (the executor itself would wait for the decisions being weighed)
         processes = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown(wait=False)
         for process in processes:
             with contextlib.suppress(Exception):
                 process.terminate()
@@ -195,3 +206,28 @@ class Reviews:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._runner
         self._drop_pool()
+
+
+def _call(pool: ProcessPoolExecutor, fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+    """``fn(*args)`` in the pool, as a future of the running loop. Unlike ``run_in_executor``,
+    cancelling the answer does not cancel the work: the pool's futures are never cancelled."""
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[Any] = loop.create_future()
+    work = pool.submit(fn, *args)
+
+    def settle() -> None:
+        if answer.done():
+            return
+        if work.cancelled():
+            answer.cancel()
+        elif (error := work.exception()) is not None:
+            answer.set_exception(error)
+        else:
+            answer.set_result(work.result())
+
+    def settled(_: Future[Any]) -> None:
+        # (in the pool's thread; once the loop has closed, nobody waits any more)
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(settle)
+    work.add_done_callback(settled)
+    return answer
