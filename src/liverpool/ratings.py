@@ -71,9 +71,9 @@ class Rating:
 # basic) from ``liverpool bench bot-ratings --games 7500 --workers 1 --seed 1`` (7422 games of
 # 2 to 4 seats; docs/ratings-bots.md); levels 2 to 4 from the round robin in duplicate
 # ``liverpool bench ladder --games 8 --workers 2 --seed 1`` of the version before (448 2-player
-# games); levels 6 to 8, whose bots changed (the learned discard), from the same command's run
-# on this version (docs/bots.md, "The ladder's ratings"), which put the unchanged levels within
-# the earlier intervals (before the learned buy, which the 2-player round robin seldom meets).
+# games); levels 6 to 8, whose bots changed (the learned discard, then the learned buy), from
+# the same command's run on this version (docs/bots.md, "The ladder's ratings"), which put the
+# unchanged levels within the earlier intervals.
 # Sigma is the measurement's uncertainty, so a game against a bot moves a
 # person as far as the model says a game against a player so well known should.
 BOT_RATINGS: dict[str, Rating] = {
@@ -82,9 +82,9 @@ BOT_RATINGS: dict[str, Rating] = {
     "level:3": Rating(1107.2, 106.4),
     "level:4": Rating(1353.1, 94.7),
     "level:5": Rating(1500.0, 40.0),
-    "level:6": Rating(1832.1, 104.3),
-    "level:7": Rating(1850.1, 105.2),
-    "level:8": Rating(1956.4, 105.7),
+    "level:6": Rating(1833.0, 107.2),
+    "level:7": Rating(1835.1, 98.2),
+    "level:8": Rating(1929.0, 102.0),
 }
 
 
