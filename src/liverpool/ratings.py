@@ -70,10 +70,10 @@ class Rating:
 # likelihood, sigma the bootstrap's standard error, at least 40). Levels 1 and 5 (random,
 # basic) from ``liverpool bench bot-ratings --games 7500 --workers 1 --seed 1`` (7422 games of
 # 2 to 4 seats; docs/ratings-bots.md); levels 2 to 4 from the round robin in duplicate
-# ``liverpool bench ladder --games 8 --workers 2 --seed 1`` of the version before (448 2-player
-# games); levels 6 to 8, whose bots changed (the learned discard, then the learned buy), from
-# the same command's run on this version (docs/bots.md, "The ladder's ratings"), which put the
-# unchanged levels within the earlier intervals.
+# ``liverpool bench ladder --games 8 --workers 2 --seed 1`` of an earlier version (448 2-player
+# games; their bots have not changed since); levels 6 to 8, whose bots changed (the learned
+# discard, then the learned buy), from the same command's run on this version (docs/bots.md,
+# "The ladder's ratings"), which put the unchanged levels within the earlier intervals.
 # Sigma is the measurement's uncertainty, so a game against a bot moves a
 # person as far as the model says a game against a player so well known should.
 BOT_RATINGS: dict[str, Rating] = {
