@@ -342,3 +342,94 @@ def test_worlds_agree_with_the_discard_a_seat_was_seen_to_make() -> None:
             tried += 1
             agreed += agrees_discarded(world.hands[s], view.discard[-1], view, s)
     assert tried > 30 and agreed > 0.5 * tried
+
+
+# ---- a down seat's borrow (house) ---------------------------------------------------------
+
+def _seat0_to_play_with_a_run_to_borrow_into() -> Game:
+    """House, contract 1: seats 0 and 1 are down (so borrowing is open). Table: 0 7s (seat
+    0), 1 5s with 5C laid off, 2 10s (four of them), 3 4s. Seat 0 then draws 9S and holds 8S
+    4C 7S 9S: it may lay the 7S off, or borrow the 10S into a run of 2, 3 or 4 cards."""
+    g = stacked_game("house", ["7H 7C 7D 5S 5H 5D 8S 4C KS", "10S 10H 10D 10C 4S 4H 4D JH QS",
+                               "KD KC QD QC JD JC 9D JS QS"],
+                     upcard="KH", stock="7S 5C 3S 9S", dealer=2, overrides={"hands": [1]},
+                     contract_no=1)
+    plays = [(0, "draw"), (0, "go_down", [["7H", "7C", "7D"], ["5S", "5H", "5D"]]),
+             (0, "discard", "KS"), (1, "draw"),
+             (1, "go_down", [["10S", "10H", "10D", "10C"], ["4S", "4H", "4D"]]),
+             (1, "lay_off", "5C", 1), (1, "discard", "QS"), (2, "draw"), (2, "discard", "3S"),
+             (0, "draw")]
+    for seat, kind, *rest in plays:
+        while g.phase.value == "buy":  # nobody buys
+            g.apply(Action("pass", g.to_act()[0]))
+        fields: dict[str, object] = {"player": seat, "type": kind}
+        if kind == "go_down":
+            fields["melds"] = rest[0]
+        elif rest:
+            fields["card"] = rest[0]
+            if len(rest) > 1:
+                fields["meld"] = rest[1]
+        g.apply(Action.from_json(fields))
+    while g.phase.value == "buy":
+        g.apply(Action("pass", g.to_act()[0]))
+    return g
+
+
+def test_a_down_seat_borrows_without_a_search_and_goes_out() -> None:
+    from liverpool.cards import parse_cards
+
+    g = _seat0_to_play_with_a_run_to_borrow_into()
+    view, legal = g.view_for(0), g.legal_actions(0)
+    assert any(a.type == "borrow" for a in legal)
+    assert BasicBot().decide(view, legal)[0].type != "borrow"  # the basic rules never borrow
+    bot = ExpertBot()
+    chosen = bot.choose(view, legal, random.Random(1))
+    assert chosen.type == "borrow" and chosen.card == parse_cards("10S")[0]
+    assert bot.worlds_sampled == 0
+    g.apply(chosen)
+    while g.to_act() == (0,) and g.hand_index == 0:  # the expert plays the rest of its turn
+        g.apply(bot.choose(g.view_for(0), g.legal_actions(0), random.Random(1)))
+    # 7S, 8S and 9S went round the borrowed 10S (or were laid off), the 4C was thrown: out
+    assert g.hand_index == 1 or not g.hands[0]
+    assert bot.worlds_sampled == 0
+
+
+def test_best_borrow_sheds_most_cards_then_most_points() -> None:
+    """Against every listed borrow of house games among basic bots: none sheds more cards, or
+    as many worth more points, than the one chosen."""
+    from liverpool.bots.heuristics import best_borrow
+
+    rules = RuleSet.preset("house")
+
+    def shed(a: Action) -> tuple[int, int]:
+        cards = list(a.new_meld or ())
+        cards.remove(a.card)  # type: ignore[arg-type]
+        return len(cards), sum(rules.points(c) for c in cards)
+
+    seen = 0
+    for seed in (3, 4, 5):
+        for game, seat in _basic_game_points("house", 4, seed=seed):
+            legal = game.legal_actions(seat)
+            borrows = [a for a in legal if a.type == "borrow"]
+            chosen = best_borrow(legal, rules)
+            if not borrows:
+                assert chosen is None
+                continue
+            seen += 1
+            assert chosen in borrows
+            assert shed(chosen) == max(shed(a) for a in borrows)
+    assert seen >= 10
+
+
+def test_the_hint_and_the_review_know_the_borrow() -> None:
+    from liverpool.bots.heuristics import BORROW_REASON, best_borrow
+    from liverpool.bots.hints import searched_hint
+    from liverpool.review import candidates
+
+    g = _seat0_to_play_with_a_run_to_borrow_into()
+    view, legal = g.view_for(0), g.legal_actions(0)
+    action, why = searched_hint(view, legal)
+    assert action.type == "borrow" and why == BORROW_REASON
+    # a player who laid the 7S off is weighed against the expert's borrow
+    lay_off = next(a for a in legal if a.type == "lay_off")
+    assert best_borrow(legal, view.ruleset) in candidates(view, lay_off, legal)

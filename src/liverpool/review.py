@@ -30,7 +30,7 @@ from typing import Any
 from .actions import Action
 from .bots.basic import BasicBot
 from .bots.expert import DISCARD_CANDIDATES, PLAYOUT_ROUNDS
-from .bots.heuristics import fits_table, keep_values, usefulness
+from .bots.heuristics import best_borrow, fits_table, keep_values, usefulness
 from .bots.hints import view_key
 from .bots.policy import estimate_points, play_out
 from .bots.worlds import sample_world
@@ -174,10 +174,14 @@ def kind_of(view: SeatView, played: Action, legal: Sequence[Action]) -> str | No
 
 
 def candidates(view: SeatView, played: Action, legal: Sequence[Action]) -> list[Action]:
-    """The actions weighed at a decision: the one played first, the basic bot's choice, then
-    the alternatives of its kind worth comparing (at most ``MAX_CANDIDATES``)."""
+    """The actions weighed at a decision: the one played first, the basic bot's choice, the
+    expert's borrow if one is open, then the alternatives of its kind worth comparing (at most
+    ``MAX_CANDIDATES``)."""
     basic = BasicBot().decide(view, legal)[0]
     out = [played, basic]
+    borrow = best_borrow(legal, view.ruleset)  # the expert's borrow, before the cut to size
+    if borrow is not None:
+        out.append(borrow)
     groups: dict[str, list[Action]] = {}
     for a in legal:
         groups.setdefault(a.type, []).append(a)

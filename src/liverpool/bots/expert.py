@@ -24,8 +24,10 @@ Every candidate is played out in the same worlds with the same random numbers (c
 numbers), so the comparison measures the decision, not the luck of the deal, and each
 playout is scored by the end-of-hand points: the expert's points minus the other seats' mean.
 The default stays unless the paired differences say clearly that an alternative scores better.
-Everything else (lay-offs, calls, gives, the cut, a useless card offered for sale) is answered
-at once by the basic rules.
+A down seat that may borrow (``house``) borrows at once, the borrow that sheds most cards
+(``heuristics.best_borrow``): the basic rules never borrow, and a seat that does goes out
+sooner and pays less when the hand ends. Everything else (lay-offs, calls, gives, the cut, a
+useless card offered for sale) is answered at once by the basic rules.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from ..cards import Card, wild_cards
 from ..engine import SeatView
 from .base import by_type
 from .basic import BasicBot
-from .heuristics import fits_table, keep_values, unseen_by_rank, usefulness
+from .heuristics import best_borrow, fits_table, keep_values, unseen_by_rank, usefulness
 from .learned import BUY_FLOOR, BUY_MOST_HAND, CANDIDATES, TAKE_FLOOR, learned_option
 from .learned import best as learned_best
 from .learned import candidates as discard_candidates
@@ -133,6 +135,10 @@ class ExpertBot:
             if self.learned:
                 first = learned_option(view, legal) or first
             return _unique([first, *plain[:1], *groups["pass"]])
+        if phase == "play" and down and "borrow" in groups and "swap_joker" not in groups:
+            borrow = best_borrow(groups["borrow"], rules)
+            if borrow is not None:
+                return [borrow]
         if phase == "play" and not down and "discard" in groups and "go_down" not in groups \
                 and "swap_joker" not in groups:
             keep = keep_values(view.hand, contract, rules, False, view.melds)

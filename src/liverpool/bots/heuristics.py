@@ -3,13 +3,16 @@
 Domain words: *usefulness* (how much a card helps meet the contract: pairs and trips of a rank
 for sets, near neighbours in a suit for runs, wilds always), *keep value* (usefulness weighed
 against the card's points: the discard is the card of lowest keep value), *fits* (a card some
-table meld would take), *unseen* (copies of a rank the seat has not seen anywhere).
+table meld would take), *unseen* (copies of a rank the seat has not seen anywhere), *borrow*
+(a down seat's new meld built round a card taken off the table: the cards it takes out of the
+hand are *shed*).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from ..actions import Action
 from ..cards import JOKER, Card, wild_cards
 from ..engine import SeatView
 from ..melds import Meld, layoff_ends
@@ -68,6 +71,27 @@ def keep_values(hand: Sequence[Card], contract: Contract, rules: RuleSet, down: 
             value += 25.0  # a discard that fits invites a call (and is better laid off)
         out[c] = value
     return out
+
+
+BORROW_REASON = "borrow: the new meld takes the most cards out of your hand"
+
+
+def best_borrow(options: Iterable[Action], rules: RuleSet) -> Action | None:
+    """Of a down seat's borrows, the one that sheds most cards from its hand, then most points
+    (None: no borrow). A down seat only wants to be rid of its cards: each card shed is one
+    fewer to pay for if the hand ends, and one fewer between the seat and going out."""
+    pts = rules.card_points
+    best: Action | None = None
+    best_key = (0, 0)
+    for a in options:
+        if a.type != "borrow" or a.new_meld is None or a.card is None:
+            continue
+        shed = list(a.new_meld)
+        shed.remove(a.card)
+        key = (len(shed), sum(pts[0 if c == JOKER else c % 13 + 1] for c in shed))
+        if best is None or key > best_key:
+            best, best_key = a, key
+    return best
 
 
 def unseen_by_rank(view: SeatView) -> list[int]:

@@ -17,6 +17,7 @@ from ..actions import Action
 from ..engine import SeatView
 from .base import Bot
 from .basic import BasicBot
+from .heuristics import BORROW_REASON
 from .ladder import LADDER, make_level
 
 HINT_LEVEL = LADDER[-1].name  # the strongest level searches for the hint
@@ -54,4 +55,6 @@ def searched_hint(view: SeatView, legal: Sequence[Action], bot: Bot | None = Non
     chosen = (bot or hinter()).choose(view, legal, random.Random(view_key(view)))
     if chosen == basic:
         return chosen, why
+    if chosen.type == "borrow":  # the expert's rule, not a search
+        return chosen, BORROW_REASON
     return chosen, SEARCH_PREFERS
