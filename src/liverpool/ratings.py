@@ -71,9 +71,10 @@ class Rating:
 # basic) from ``liverpool bench bot-ratings --games 7500 --workers 1 --seed 1`` (7422 games of
 # 2 to 4 seats; docs/ratings-bots.md); levels 2 to 4 from the round robin in duplicate
 # ``liverpool bench ladder --games 8 --workers 2 --seed 1`` of an earlier version (448 2-player
-# games; their bots have not changed since); levels 6 to 8, whose bots changed (the learned
-# discard, then the learned buy), from the same command's run on this version (docs/bots.md,
-# "The ladder's ratings"), which put the unchanged levels within the earlier intervals.
+# games; their bots have not changed since); level 6 (the learned discard and buy) from the same
+# command's run before the borrow, levels 7 and 8 (the expert, which now borrows in house) from
+# its run on this version (docs/bots.md, "The ladder's ratings"), which put the unchanged levels
+# within the earlier intervals.
 # Sigma is the measurement's uncertainty, so a game against a bot moves a
 # person as far as the model says a game against a player so well known should.
 BOT_RATINGS: dict[str, Rating] = {
@@ -83,8 +84,8 @@ BOT_RATINGS: dict[str, Rating] = {
     "level:4": Rating(1353.1, 94.7),
     "level:5": Rating(1500.0, 40.0),
     "level:6": Rating(1833.0, 107.2),
-    "level:7": Rating(1835.1, 98.2),
-    "level:8": Rating(1929.0, 102.0),
+    "level:7": Rating(1842.5, 98.8),
+    "level:8": Rating(1897.9, 101.1),
 }
 
 
