@@ -13,7 +13,9 @@ import random
 from collections import Counter
 
 import pytest
-from conftest import stacked_game
+from conftest import act, stacked_game
+from scenario import draw_and_all_pass as draw
+from scenario import go_down
 
 from liverpool.actions import Action
 from liverpool.bots import BasicBot, ExpertBot, make_bot
@@ -354,24 +356,16 @@ def _seat0_to_play_with_a_run_to_borrow_into() -> Game:
                                "KD KC QD QC JD JC 9D JS QS"],
                      upcard="KH", stock="7S 5C 3S 9S", dealer=2, overrides={"hands": [1]},
                      contract_no=1)
-    plays = [(0, "draw"), (0, "go_down", [["7H", "7C", "7D"], ["5S", "5H", "5D"]]),
-             (0, "discard", "KS"), (1, "draw"),
-             (1, "go_down", [["10S", "10H", "10D", "10C"], ["4S", "4H", "4D"]]),
-             (1, "lay_off", "5C", 1), (1, "discard", "QS"), (2, "draw"), (2, "discard", "3S"),
-             (0, "draw")]
-    for seat, kind, *rest in plays:
-        while g.phase.value == "buy":  # nobody buys
-            g.apply(Action("pass", g.to_act()[0]))
-        fields: dict[str, object] = {"player": seat, "type": kind}
-        if kind == "go_down":
-            fields["melds"] = rest[0]
-        elif rest:
-            fields["card"] = rest[0]
-            if len(rest) > 1:
-                fields["meld"] = rest[1]
-        g.apply(Action.from_json(fields))
-    while g.phase.value == "buy":
-        g.apply(Action("pass", g.to_act()[0]))
+    draw(g, 0)
+    go_down(g, 0, "7H 7C 7D", "5S 5H 5D")
+    act(g, player=0, type="discard", card="KS")
+    draw(g, 1)
+    go_down(g, 1, "10S 10H 10D 10C", "4S 4H 4D")
+    act(g, player=1, type="lay_off", card="5C", meld=1)
+    act(g, player=1, type="discard", card="QS")
+    draw(g, 2)
+    act(g, player=2, type="discard", card="3S")
+    draw(g, 0)  # nobody buys
     return g
 
 

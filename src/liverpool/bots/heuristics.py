@@ -80,7 +80,6 @@ def best_borrow(options: Iterable[Action], rules: RuleSet) -> Action | None:
     """Of a down seat's borrows, the one that sheds most cards from its hand, then most points
     (None: no borrow). A down seat only wants to be rid of its cards: each card shed is one
     fewer to pay for if the hand ends, and one fewer between the seat and going out."""
-    pts = rules.card_points
     best: Action | None = None
     best_key = (0, 0)
     for a in options:
@@ -88,7 +87,7 @@ def best_borrow(options: Iterable[Action], rules: RuleSet) -> Action | None:
             continue
         shed = list(a.new_meld)
         shed.remove(a.card)
-        key = (len(shed), sum(pts[0 if c == JOKER else c % 13 + 1] for c in shed))
+        key = (len(shed), sum(rules.points(c) for c in shed))
         if best is None or key > best_key:
             best, best_key = a, key
     return best
