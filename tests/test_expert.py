@@ -13,7 +13,7 @@ import random
 from collections import Counter
 
 import pytest
-from conftest import act, stacked_game
+from conftest import act, load_script, stacked_game
 from scenario import draw_and_all_pass as draw
 from scenario import go_down
 
@@ -22,7 +22,8 @@ from liverpool.bots import BasicBot, ExpertBot, make_bot
 from liverpool.bots.expert import is_open, pick
 from liverpool.bots.heuristics import usefulness
 from liverpool.bots.policy import play_out, policy_action
-from liverpool.engine import Game
+from liverpool.bots.worlds import sample_world
+from liverpool.engine import Game, SeatView
 from liverpool.rules import PRESET_NAMES, RuleSet
 from liverpool.simulate import play_game, specs_for
 
@@ -176,6 +177,44 @@ def test_an_iteration_budget_samples_exactly_that_many_worlds() -> None:
     assert isinstance(bot, ExpertBot)
     bot.choose(g.view_for(s), g.legal_actions(s), random.Random(2))
     assert bot.worlds_sampled == 6
+
+
+def test_the_search_deals_its_worlds_from_its_sampler() -> None:
+    """``ExpertBot(worlds=...)``: every world of a search comes from the sampler it was given,
+    asked with the seat's own view."""
+    g, s = _searched_point()
+    asked: list[SeatView] = []
+
+    def sampler(view: SeatView, rng: random.Random) -> Game:
+        asked.append(view)
+        return sample_world(view, rng)
+
+    bot = ExpertBot(worlds=sampler)
+    view = g.view_for(s)
+    bot.choose(view, g.legal_actions(s), random.Random(2))
+    assert bot.worlds_sampled >= 8 and len(asked) == bot.worlds_sampled
+    assert all(v == view for v in asked)
+
+
+def test_sighted_worlds_deal_the_true_hands_only_at_the_phases_asked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """scripts/expert_sighted.py's bound: at a decision of a sighted phase the world holds
+    every hand as the game does and the stock's cards in another order; elsewhere it is the
+    expert's own world for the same generator."""
+    script = load_script("expert_sighted", monkeypatch)
+    points = _basic_game_points("arena", 2, seed=5, every=3)
+    play = next((g, s) for g, s in points if g.view_for(s).phase == "play")
+    draw = next((g, s) for g, s in points if g.view_for(s).phase == "draw")
+    g, s = play
+    world = script.TrueWorlds(g, frozenset({"play"}))(g.view_for(s), random.Random(1))
+    assert [list(h) for h in world.hands] == [list(h) for h in g.hands]
+    assert Counter(world.stock) == Counter(g.stock) and world.stock != g.stock
+    g, s = draw
+    world = script.TrueWorlds(g, frozenset({"play"}))(g.view_for(s), random.Random(1))
+    assert world.hands == sample_world(g.view_for(s), random.Random(1)).hands
+    assert world.hands[1 - s] != g.hands[1 - s]
+    seated = script.seat_bot("expert@play", g)
+    assert isinstance(seated, ExpertBot) and isinstance(seated.worlds, script.TrueWorlds)
 
 
 def test_the_default_budget_adds_worlds_only_while_the_answer_is_open() -> None:

@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 from liverpool import cli
+from liverpool.bots import Bot, make_bot
+from liverpool.engine import Game
 from liverpool.record import replay
 from liverpool.simulate import (
     BotStats,
@@ -197,6 +199,16 @@ def test_play_game_result_is_consistent() -> None:
     # without keep_record the game is the same, only the record is left out
     bare = play_game(spec)
     assert bare.record is None and bare.totals == r.totals and bare.decisions == r.decisions
+    # bots made by a ``seat_bot`` given the game: the same game when they are the same bots
+    made: list[tuple[str, Game]] = []
+
+    def seat_bot(name: str, game: Game) -> Bot:
+        made.append((name, game))
+        return make_bot(name)
+
+    again = play_game(spec, seat_bot=seat_bot)
+    assert again.totals == r.totals and again.decisions == r.decisions
+    assert [n for n, _ in made] == list(spec.bots) and len({id(g) for _, g in made}) == 1
 
 
 def test_results_do_not_depend_on_the_worker_count() -> None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .bots import close_bot, make_bot
+from .bots import Bot, close_bot, make_bot
 from .bots.external import _CtrlCHeld, close_all
 from .cards import new_deck
 from .engine import Event, Game, HandEnded, HandStarted
@@ -90,9 +90,11 @@ def specs_for(games: int, preset: str, overrides: dict[str, Any], bots: Sequence
     return out
 
 
-def play_game(spec: GameSpec, keep_record: bool = False) -> GameResult:
+def play_game(spec: GameSpec, keep_record: bool = False,
+              seat_bot: Callable[[str, Game], Bot] | None = None) -> GameResult:
     """One whole game; a pure function of the spec (external bots included, as long as they
-    are deterministic and answer in time)."""
+    are deterministic and answer in time). ``seat_bot`` makes each seat's bot from its name and
+    the game instead of ``make_bot`` (a study that lets a bot see what players cannot)."""
     rules = RuleSet.preset(spec.preset, spec.overrides)
     names = [f"{b}#{s}" for s, b in enumerate(spec.bots)]
     deals = duplicate_decks(rules, len(names), spec.seed) if spec.deal is not None else None
@@ -112,7 +114,8 @@ def play_game(spec: GameSpec, keep_record: bool = False) -> GameResult:
             made.append(list(event.end.down))
 
     # no bot process starts before the match tells the bots the game begins
-    bots = [make_bot(b, timeout=spec.bot_timeout, cwd=spec.cwd) for b in spec.bots]
+    bots = [make_bot(b, timeout=spec.bot_timeout, cwd=spec.cwd) if seat_bot is None
+            else seat_bot(b, game) for b in spec.bots]
     with Match(game, bots, index=spec.index, listener=heard) as match:  # closes every bot
         match.run()
     incidents = [{**found, "bot": spec.bots[found["seat"]]} for found in match.incidents]

@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 
 from ..actions import Action
 from ..cards import Card, wild_cards
-from ..engine import SeatView
+from ..engine import Game, SeatView
 from .base import by_type
 from .basic import BasicBot
 from .heuristics import best_borrow, fits_table, keep_values, unseen_by_rank, usefulness
@@ -48,6 +48,8 @@ from .learned import best as learned_best
 from .learned import candidates as discard_candidates
 from .policy import play_out
 from .worlds import sample_world
+
+Sampler = Callable[[SeatView, random.Random], Game]  # a world for a view, from a generator
 
 DEFAULT_ITERATIONS = 8  # worlds before the search first looks at its scores
 DEFAULT_MOST = 32  # worlds at most (default budget), while no candidate is clearly ahead
@@ -65,11 +67,12 @@ LIVE_PIVOT = 3  # unseen copies at which a card is judged as the basic bot judge
 
 class ExpertBot:
     """``clock`` (seconds) measures a time budget; ``worlds_sampled`` counts the worlds the
-    bot has sampled in all its searches (0 when every decision was obvious)."""
+    bot has sampled in all its searches (0 when every decision was obvious); ``worlds`` deals
+    them."""
 
     def __init__(self, iterations: int | None = None, millis: float | None = None,
                  clock: Callable[[], float] = time.perf_counter, most: int | None = None,
-                 learned: bool = True) -> None:
+                 learned: bool = True, worlds: Sampler = sample_world) -> None:
         if most is not None and (iterations is None or most < iterations):
             raise ValueError("most (worlds at most) needs iterations, and at least as many")
         if most is None:
@@ -94,6 +97,9 @@ class ExpertBot:
         if not learned:
             self.name += "+basic-first"
         self.basic = BasicBot()
+        # where the search's worlds come from: ``worlds.sample_world`` in play; a study of what
+        # the hidden cards are worth gives one that deals the true hands (scripts/expert_sighted.py)
+        self.worlds = worlds
         self.clock = clock
         self.worlds_sampled = 0
         # the most milliseconds one search may take, whatever its budget: set by a host that
@@ -172,7 +178,7 @@ class ExpertBot:
                     break
             elif worlds > 0 and self.clock() >= deadline:
                 break
-            world = sample_world(view, rng)
+            world = self.worlds(view, rng)
             self.worlds_sampled += 1
             seed = rng.getrandbits(32)
             for i, cand in enumerate(candidates):
