@@ -204,12 +204,12 @@ def test_sighted_worlds_deal_the_true_hands_only_at_the_phases_asked(
     script = load_script("expert_sighted", monkeypatch)
     points = _basic_game_points("arena", 2, seed=5, every=3)
     play = next((g, s) for g, s in points if g.view_for(s).phase == "play")
-    draw = next((g, s) for g, s in points if g.view_for(s).phase == "draw")
+    drawing = next((g, s) for g, s in points if g.view_for(s).phase == "draw")
     g, s = play
     world = script.TrueWorlds(g, frozenset({"play"}))(g.view_for(s), random.Random(1))
     assert [list(h) for h in world.hands] == [list(h) for h in g.hands]
     assert Counter(world.stock) == Counter(g.stock) and world.stock != g.stock
-    g, s = draw
+    g, s = drawing
     world = script.TrueWorlds(g, frozenset({"play"}))(g.view_for(s), random.Random(1))
     assert world.hands == sample_world(g.view_for(s), random.Random(1)).hands
     assert world.hands[1 - s] != g.hands[1 - s]
