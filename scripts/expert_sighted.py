@@ -112,7 +112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     bad = [s for s in sights if s not in SIGHTS]
     if bad or not sights:
         ap.error(f"unknown --sight {', '.join(bad)}: choose from {', '.join(SIGHTS)}")
-    RuleSet.preset(args.rules)  # an unknown preset fails here, before any game
+    try:  # an unknown preset fails here, before any game
+        RuleSet.preset(args.rules)
+    except ValueError as e:
+        ap.error(str(e))
     if not 2 <= args.players <= 8 or args.deals < 2 or args.workers < 1:
         ap.error("--players 2-8, --deals at least 2, --workers at least 1")
     found: dict[str, tuple[list[float], list[float]]] = {}
