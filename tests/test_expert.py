@@ -15,7 +15,7 @@ from collections import Counter
 import pytest
 from conftest import act, load_script, stacked_game
 from scenario import draw_and_all_pass as draw
-from scenario import go_down
+from scenario import house_two_down
 
 from liverpool.actions import Action
 from liverpool.bots import BasicBot, ExpertBot, make_bot
@@ -391,17 +391,7 @@ def _seat0_to_play_with_a_run_to_borrow_into() -> Game:
     """House, contract 1: seats 0 and 1 are down (so borrowing is open). Table: 0 7s (seat
     0), 1 5s with 5C laid off, 2 10s (four of them), 3 4s. Seat 0 then draws 9S and holds 8S
     4C 7S 9S: it may lay the 7S off, or borrow the 10S into a run of 2, 3 or 4 cards."""
-    g = stacked_game("house", ["7H 7C 7D 5S 5H 5D 8S 4C KS", "10S 10H 10D 10C 4S 4H 4D JH QS",
-                               "KD KC QD QC JD JC 9D JS QS"],
-                     upcard="KH", stock="7S 5C 3S 9S", dealer=2, overrides={"hands": [1]},
-                     contract_no=1)
-    draw(g, 0)
-    go_down(g, 0, "7H 7C 7D", "5S 5H 5D")
-    act(g, player=0, type="discard", card="KS")
-    draw(g, 1)
-    go_down(g, 1, "10S 10H 10D 10C", "4S 4H 4D")
-    act(g, player=1, type="lay_off", card="5C", meld=1)
-    act(g, player=1, type="discard", card="QS")
+    g = house_two_down("3S 9S")
     draw(g, 2)
     act(g, player=2, type="discard", card="3S")
     draw(g, 0)  # nobody buys

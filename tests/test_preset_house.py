@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import pytest
 from conftest import act, hand_of, stacked_game
+from scenario import HOUSE_SEAT0 as SEAT0
+from scenario import HOUSE_SEAT1 as SEAT1
+from scenario import HOUSE_SEAT2 as SEAT2
 from scenario import draw_and_all_pass as draw
 from scenario import go_down, illegal, legal
+from scenario import house_two_down as two_down
 from scenario import table as melds_text
 
 from liverpool.cards import parse_cards
-from liverpool.engine import Game, Phase
+from liverpool.engine import Phase
 from liverpool.rules import RuleSet
 
 # High diamonds and clubs for seats that only draw, pass and discard.
@@ -147,27 +151,7 @@ def test_buy_dealer_is_asked_for_the_upcard_after_the_others_pass() -> None:
 
 
 # ---------------------------------------------------------------------------- two seats down
-# A shared opening (contract 1, two sets, nine cards; dealer 2, so seat 0 starts):
-# seat 0 goes down alone, then seat 1 goes down and lays off at once.
-SEAT0 = "7H 7C 7D 5S 5H 5D 8S 4C KS"
-SEAT1 = "10S 10H 10D 10C 4S 4H 4D JH QS"
-SEAT2 = "KD KC QD QC JD JC 9D JS QS"  # 6 x 10 + 5 + 2 x 10 = 85
-
-
-def two_down(more_stock: str) -> Game:
-    """Seats 0 and 1 down. Table: 0 7s (seat 0), 1 5s (seat 0, with 5C laid off by seat 1),
-    2 10s (seat 1), 3 4s (seat 1). Hands: seat 0 8S 4C 7S; seat 1 JH; seat 2 SEAT2.
-    Seat 2 to draw; the top discard is QS (fresh, from seat 1)."""
-    g = stacked_game("house", [SEAT0, SEAT1, SEAT2], upcard="KH", stock="7S 5C " + more_stock,
-                     dealer=2, overrides={"hands": [1]}, contract_no=1)
-    draw(g, 0)
-    go_down(g, 0, "7H 7C 7D", "5S 5H 5D")
-    act(g, player=0, type="discard", card="KS")
-    draw(g, 1)
-    go_down(g, 1, "10S 10H 10D 10C", "4S 4H 4D")
-    act(g, player=1, type="lay_off", card="5C", meld=1)
-    act(g, player=1, type="discard", card="QS")
-    return g
+# The shared opening of `scenario.house_two_down` (seats 0 and 1 down, seat 2 to draw).
 
 
 def test_layoff_needs_a_second_player_down() -> None:
