@@ -40,7 +40,13 @@ from liverpool.bots import Bot, ExpertBot, make_bot
 from liverpool.bots.worlds import sample_world
 from liverpool.engine import Game, SeatView
 from liverpool.rules import RuleSet
-from liverpool.simulate import GameResult, play_game, specs_for, summarize_duplicate
+from liverpool.simulate import (
+    DealStats,
+    GameResult,
+    play_game,
+    specs_for,
+    summarize_duplicate,
+)
 
 SIGHTS = {"none": None, "all": frozenset({"draw", "buy", "play"}),
           "play": frozenset({"play"}), "draw": frozenset({"draw", "buy"})}
@@ -87,15 +93,11 @@ def tournament(rules: str, players: int, deals: int, seed: int, sight: str, work
     return results
 
 
-def expert_shares(results: Sequence[GameResult]) -> tuple[list[float], list[float]]:
-    """The expert's win share and mean points, deal by deal."""
-    _, deals = summarize_duplicate(results)
-    shares, points = [], []
-    for row in deals:
-        (mine,) = [v for k, v in row["bots"].items() if k.startswith("expert@")]
-        shares.append(mine["win_share"])
-        points.append(mine["mean_points"])
-    return shares, points
+def expert_stats(results: Sequence[GameResult]) -> DealStats:
+    """The expert's win share and mean points, deal by deal (deals in order)."""
+    stats, _ = summarize_duplicate(results)
+    (mine,) = [st for st in stats if st.bot.startswith("expert@")]
+    return mine
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -118,25 +120,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error(str(e))
     if not 2 <= args.players <= 8 or args.deals < 2 or args.workers < 1:
         ap.error("--players 2-8, --deals at least 2, --workers at least 1")
-    found: dict[str, tuple[list[float], list[float]]] = {}
+    found: dict[str, DealStats] = {}
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=Console(stderr=True)) as progress:
         for sight in sights:
-            found[sight] = expert_shares(tournament(args.rules, args.players, args.deals,
-                                                    args.seed, sight, args.workers, progress))
+            found[sight] = expert_stats(tournament(args.rules, args.players, args.deals,
+                                                   args.seed, sight, args.workers, progress))
     table = Table(title=f"{args.rules}, {args.players} players, {args.deals} deals "
                         f"(seed {args.seed}), the expert against basic bots, duplicate")
     for col in ("sight", "win rate (95%)", "points a game", f"win share - {sights[0]} (1 se)"):
         table.add_column(col)
-    base = found[sights[0]][0]
-    for sight, (shares, points) in found.items():
-        mean = statistics.fmean(shares)
-        half = 1.96 * statistics.stdev(shares) / math.sqrt(len(shares))
-        diffs = [a - b for a, b in zip(shares, base, strict=True)]
+    base = found[sights[0]].shares
+    for sight, st in found.items():
+        low, high = st.interval()
+        diffs = [a - b for a, b in zip(st.shares, base, strict=True)]
         se = statistics.stdev(diffs) / math.sqrt(len(diffs))
-        table.add_row(sight, f"{100 * mean:.1f}% ({100 * max(0.0, mean - half):.1f}-"
-                             f"{100 * min(1.0, mean + half):.1f})",
-                      f"{statistics.fmean(points):.1f}",
+        table.add_row(sight, f"{100 * statistics.fmean(st.shares):.1f}% ({100 * low:.1f}-"
+                             f"{100 * high:.1f})",
+                      f"{statistics.fmean(st.points):.1f}",
                       "-" if sight == sights[0] else
                       f"{100 * statistics.fmean(diffs):+.1f} ({100 * se:.1f})")
     Console().print(table)
@@ -144,7 +145,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         with open(args.json, "w") as f:
             json.dump({"rules": args.rules, "players": args.players, "seed": args.seed,
                        "deals": args.deals,
-                       "sights": {s: {"shares": v[0], "points": v[1]} for s, v in found.items()}},
+                       "sights": {s: {"shares": v.shares, "points": v.points}
+                                  for s, v in found.items()}},
                       f, indent=1)
     return 0
 
