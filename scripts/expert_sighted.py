@@ -90,6 +90,11 @@ def tournament(rules: str, players: int, deals: int, seed: int, sight: str, work
             progress.advance(task)
     if len(results) != len(specs):  # never publish a figure from fewer games than asked
         raise SystemExit(f"sight {sight}: {len(results)} of {len(specs)} games played")
+    # a bot that raised was replaced by the basic bot for that move: not the bot measured
+    broken = [i for r in results for i in r.incidents]
+    if broken:
+        raise SystemExit(f"sight {sight}: {len(broken)} decisions not the bot's own, the first: "
+                         f"{broken[0]}")
     return results
 
 
