@@ -15,7 +15,9 @@ of that expert against basic bots (every deal once per rotation of the seats, th
 each), then one table: the win rate with its interval from the deals, points a game, and the
 mean per-deal difference in win share from the first ``--sight`` given (standard error from
 the deals). The games are the simulator's own (``simulate.play_game``), so ``none`` gives what
-``liverpool simulate --duplicate`` gives for the same seed. Hours of CPU for many deals: a
+``liverpool simulate --duplicate`` gives for the same seed. A run stops with an error rather
+than report a sight with fewer games than asked or with any move the bot did not make itself
+(the match's fallback after a crash). Hours of CPU for many deals: a
 command, never part of the tests.
 """
 
