@@ -31,7 +31,8 @@ CORE_MODULES = (
     "cards", "rules", "melds", "solver", "actions",
     "engine/state", "engine/view", "engine/turns", "engine/calls", "engine/play",
     "engine/draw", "engine/events", "engine/game",
-    "bots/base", "bots/heuristics", "bots/basic", "bots/policy", "bots/worlds", "bots/learned",
+    "bots/base", "bots/heuristics", "bots/basic", "bots/policy", "bots/worlds", "bots/belief",
+    "bots/learned",
     "bots/expert",
     "rl/codec", "rl/features",  # the learning interfaces: spelling actions, observation numbers
 )

@@ -7,10 +7,12 @@ no seat can see these cards.
     python scripts/expert_sighted.py [--rules arena] [--players 2] [--deals 40] [--seed 778]
         [--workers 2] [--sight none,all,play,draw] [--json FILE]
 
-``--sight`` (comma separated): ``none`` is the expert as it plays (its worlds from
-``worlds.sample_world``); ``all`` deals every search's worlds from the true game; ``play`` and
-``draw`` only the searches of that kind of decision (``play``: the discard of a seat not down;
-``draw``: taking the top discard or drawing, and the buy). Each is a duplicate tournament
+``--sight`` (comma separated): ``none`` is the expert as it plays (its worlds from its belief
+of the other hands); ``dealt`` the expert without its belief (``ExpertBot(belief=False)``: the
+worlds of ``worlds.sample_world``, as in the bound first measured); ``all`` deals every
+search's worlds from the true game; ``play`` and ``draw`` only the searches of that kind of
+decision (``play``: the discard of a seat not down; ``draw``: taking the top discard or
+drawing, and the buy), with ``worlds.sample_world``'s at the others. Each is a duplicate tournament
 of that expert against basic bots (every deal once per rotation of the seats, the same deals for
 each), then one table: the win rate with its interval from the deals, points a game, and the
 mean per-deal difference in win share from the first ``--sight`` given (standard error from
@@ -50,13 +52,13 @@ from liverpool.simulate import (
     summarize_duplicate,
 )
 
-SIGHTS = {"none": None, "all": frozenset({"draw", "buy", "play"}),
+SIGHTS = {"none": None, "dealt": frozenset[str](), "all": frozenset({"draw", "buy", "play"}),
           "play": frozenset({"play"}), "draw": frozenset({"draw", "buy"})}
 
 
 class TrueWorlds:
     """A world sampler for one seat of ``game`` that deals the true hands at decisions of the
-    given phases (the stock shuffled again) and samples as the expert does at the others."""
+    given phases (the stock shuffled again) and ``worlds.sample_world``'s at the others."""
 
     def __init__(self, game: Game, phases: frozenset[str]) -> None:
         self.game = game
@@ -76,7 +78,9 @@ def seat_bot(name: str, game: Game) -> Bot:
     """``expert@SIGHT`` is the expert with that sight; any other name is ``make_bot``'s."""
     if name.startswith("expert@"):
         phases = SIGHTS[name.split("@", 1)[1]]
-        return ExpertBot() if phases is None else ExpertBot(worlds=TrueWorlds(game, phases))
+        if phases is None:
+            return ExpertBot()
+        return ExpertBot(worlds=TrueWorlds(game, phases), belief=False)
     return make_bot(name)
 
 

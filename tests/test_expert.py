@@ -215,6 +215,10 @@ def test_sighted_worlds_deal_the_true_hands_only_at_the_phases_asked(
     assert world.hands[1 - s] != g.hands[1 - s]
     seated = script.seat_bot("expert@play", g)
     assert isinstance(seated, ExpertBot) and isinstance(seated.worlds, script.TrueWorlds)
+    assert seated.belief is None
+    plain, playing = script.seat_bot("expert@dealt", g), script.seat_bot("expert@none", g)
+    assert isinstance(plain, ExpertBot) and isinstance(playing, ExpertBot)
+    assert plain.belief is None and playing.belief is not None
 
 
 def test_the_default_budget_adds_worlds_only_while_the_answer_is_open() -> None:

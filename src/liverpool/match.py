@@ -15,7 +15,8 @@ external bot's, recorded with the seat and the record's action index; ``"fallbac
 the basic bot played that ``"move"`` or plays the seat for the rest of the ``"game"``, as after
 an external bot's incident), *event* (the engine's, engine.events: what each applied action
 made happen; bots hear the hand and game events as the bot protocol's ``hand_start``,
-``hand_end``, ``game_end``), *listener* (a callback told of every event in order).
+``hand_end``, ``game_end``, and a bot that reads the engine's events, ``observe``, is told each as
+its seat may see it), *listener* (a callback told of every event in order).
 
 Everything here is synchronous: an asyncio owner calls ``decision``, ``play``, ``request`` and
 ``withdraw`` on its own thread and runs ``BotMove.decide`` (the only slow part, which never
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .actions import Action
-from .bots.base import Bot, bot_event
+from .bots.base import Bot, bot_event, bot_observe
 from .bots.basic import BasicBot
 from .engine import Event, Game, IllegalActionError, Phase, SeatView
 from .events import bot_rng, bot_seed, game_start_event, protocol_events
@@ -149,6 +150,7 @@ class Match:
             return []
         self.started = True
         events: list[Event] = [] if self.game.over else [self.game.hand_started()]
+        self._observe(events)
         for s, bot in enumerate(self.bots):
             if bot is not None:
                 self._tell_bot(s, game_start_event(self.game, s, self.index,
@@ -329,6 +331,7 @@ class Match:
         self.version += 1
         # whether the action closed the window the requests were for (they are gone now)
         self.window_closed = self.requests.sync(game)
+        self._observe(events)
         if self.bots_hear:
             for event in protocol_events(events):
                 for s, bot in enumerate(self.bots):
@@ -336,6 +339,14 @@ class Match:
                         self._tell_bot(s, event)
         self._publish(events)
         return events
+
+    def _observe(self, events: Sequence[Event]) -> None:
+        """Each bot that reads the engine's events (``bot_observe``) is told them as its seat
+        sees them, hosts or not: noting one is cheap and never waits on the bot."""
+        for s, bot in enumerate(self.bots):
+            if bot is not None and callable(getattr(bot, "observe", None)):
+                for event in events:
+                    bot_observe(bot, event.for_seat(s))
 
     def _publish(self, events: Sequence[Event]) -> None:
         if self.listener is not None:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from ..actions import Action
-from ..engine import SeatView
+from ..engine import Event, SeatView
 
 
 class Bot(Protocol):
@@ -57,6 +57,15 @@ def bot_event(bot: object, event: dict[str, object]) -> None:
     listener = getattr(bot, "event", None)
     if callable(listener):
         listener(event)
+
+
+def bot_observe(bot: object, event: Event) -> None:
+    """Tell a bot an engine event as its seat may see it, if it reads them (``observe``: the
+    expert's belief of the other hands). It must only note the event: it is told on the
+    host's loop, perhaps while it thinks on another thread."""
+    observer = getattr(bot, "observe", None)
+    if callable(observer):
+        observer(event)
 
 
 def close_bot(bot: object) -> None:

@@ -8,9 +8,14 @@ decision, ``expert:400it``, or time, ``expert:200ms``; the default looks at 8 wo
 at a time up to 32 while an alternative is ahead of the basic choice but not clearly), *obvious
 decision* (one the bot answers without searching).
 
-Worlds come from ``worlds.sample_world``: the hidden cards dealt at random, then the seat that
-just threw the top discard away (and the seat that just let it go) dealt again where needed so
-that, judged as the basic bot judges, it would have done what it was seen to do.
+Worlds come from the bot's *belief* (``belief.HandBelief``): told the engine's events as its seat
+sees them (``observe``, by the match), it follows each other seat's hand through the hand with
+weighted guesses, each sign (a discard, a take, a card let go) judged with the hand the guess
+held then; a world takes a seat's unseen cards from a guess. Without the hand's events (a hint,
+a review) or with ``belief=False``: ``worlds.sample_world``, the hidden cards dealt at random,
+then the seat that just threw the top discard away (and the seat that just let it go) dealt
+again where needed so that, judged as the basic bot judges, it would have done what it was
+seen to do.
 
 The default a search must beat is the basic bot's choice, except for the discard and the buy of
 a seat not down (and its take, where a learned take has weights: none has shown a gain yet),
@@ -39,9 +44,10 @@ from collections.abc import Callable, Sequence
 
 from ..actions import Action
 from ..cards import Card, wild_cards
-from ..engine import Game, SeatView
+from ..engine import Event, Game, SeatView
 from .base import by_type
 from .basic import BasicBot
+from .belief import HandBelief
 from .heuristics import best_borrow, fits_table, keep_values, unseen_by_rank, usefulness
 from .learned import BUY_FLOOR, BUY_MOST_HAND, CANDIDATES, TAKE_FLOOR, learned_option
 from .learned import best as learned_best
@@ -72,7 +78,8 @@ class ExpertBot:
 
     def __init__(self, iterations: int | None = None, millis: float | None = None,
                  clock: Callable[[], float] = time.perf_counter, most: int | None = None,
-                 learned: bool = True, worlds: Sampler = sample_world) -> None:
+                 learned: bool = True, worlds: Sampler | None = None, belief: bool = True
+                 ) -> None:
         if most is not None and (iterations is None or most < iterations):
             raise ValueError("most (worlds at most) needs iterations, and at least as many")
         if most is None:
@@ -97,16 +104,29 @@ class ExpertBot:
         if not learned:
             self.name += "+basic-first"
         self.basic = BasicBot()
-        # where the search's worlds come from: ``worlds.sample_world`` in play; a study of what
-        # the hidden cards are worth gives one that deals the true hands (scripts/expert_sighted.py)
-        self.worlds = worlds
+        # what it believes of the other hands, from the events it is told (``observe``);
+        # ``belief=False``: the worlds of ``worlds.sample_world``, as the expert before it
+        self.belief = HandBelief() if belief else None
+        if not belief:
+            self.name += "+no-belief"
+        # where the search's worlds come from: the belief in play; a study of what the hidden
+        # cards are worth gives one that deals the true hands (scripts/expert_sighted.py)
+        self.worlds: Sampler = worlds if worlds is not None else \
+            self.belief.sample if self.belief is not None else sample_world
         self.clock = clock
         self.worlds_sampled = 0
         # the most milliseconds one search may take, whatever its budget: set by a host that
         # shares its workers between tables (the web server), None elsewhere
         self.cap_ms: float | None = None
 
+    def observe(self, event: Event) -> None:
+        """An engine event as this seat may see it (the match tells it): noted for the belief."""
+        if self.belief is not None:
+            self.belief.hear(event)
+
     def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
+        if self.belief is not None:
+            self.belief.update(view, rng)
         if len(legal) == 1:
             return legal[0]
         candidates = self.candidates(view, legal)
