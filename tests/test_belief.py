@@ -25,7 +25,7 @@ def _followed_game(preset: str, players: int, seed: int, particles: int, check: 
     """A game among basic bots with seat 0's belief told the events as seat 0 sees them and
     updated at each of seat 0's decisions; ``check(game, view, belief)`` at each of them."""
     game = Game(RuleSet.preset(preset), players, seed=seed)
-    belief = HandBelief(particles)
+    belief = HandBelief(particles, most_players=players)
     belief.hear(game.hand_started())
     rng = random.Random(seed)
     brng = random.Random(seed + 1)
@@ -156,5 +156,14 @@ def test_the_expert_follows_the_hand_it_is_told() -> None:
     bot.worlds = worlds
     Match(Game(RuleSet.preset("arena"), 2, seed=4), [bot, BasicBot()]).run()
     assert any(followed)
+    # a table of four is not followed (not measured there): worlds as before
+    bot = ExpertBot(iterations=2)
+    followed.clear()
+    sample = bot.worlds
+    bot.worlds = worlds
+    Match(Game(RuleSet.preset("standard"), 4, seed=4),
+          [bot, BasicBot(), BasicBot(), BasicBot()]).run()
+    assert followed and not any(followed)
+    assert bot.belief is not None and not bot.belief.queue
     plain = ExpertBot(iterations=2, belief=False)
     assert plain.belief is None and plain.name.endswith("+no-belief")

@@ -34,7 +34,8 @@ At each update the guesses are brought back within what the seat sees now (cards
 elsewhere taken out, the hand's size as the view says). The first update of a hand starts
 from random deals of the unseen cards, as ``Game.from_view`` would; a belief that has heard
 nothing this hand (a hint, a review, a bot driven without its events) gives the worlds of
-``worlds.sample_world``. Everything random comes from the generator the bot is given.
+``worlds.sample_world``, and so does a belief at a table of more than ``MOST_PLAYERS`` (where it
+has not been measured). Everything random comes from the generator the bot is given.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ from .policy import fast_keep_values, wants
 from .worlds import sample_world
 
 PARTICLES = 512  # guesses per followed seat (256 played no better than random deals)
+# the largest table followed: a belief is measured to pay at a table of two (docs/bots.md);
+# at larger tables the worlds are dealt as before until it is measured there
+MOST_PLAYERS = 2
 SHARPNESS = 0.1  # how sharply a discard says the thrower kept its other cards (0: not at all)
 SLIP = 0.15  # the weight of a guess whose seat would have taken a card it let go, and so on
 WANT = 1.6  # the basic player's thresholds for taking and for buying a card (``BasicBot``)
@@ -75,10 +79,12 @@ class HandBelief:
     """One seat's belief of the other hands (module docstring). ``hear`` may be called from
     another thread than ``update`` and ``sample`` (a host's loop while the bot thinks)."""
 
-    def __init__(self, particles: int = PARTICLES) -> None:
+    def __init__(self, particles: int = PARTICLES, most_players: int = MOST_PLAYERS) -> None:
         if particles < 1:
             raise ValueError(f"a belief needs at least one guess, not {particles}")
         self.particles = particles
+        self.most_players = most_players
+        self.idle = False  # a hand at a larger table: nothing noted until the next hand
         self.queue: deque[Event] = deque()
         self.seat = -1
         self.hand_index = -1
@@ -91,7 +97,14 @@ class HandBelief:
 
     # ---- hearing and updating --------------------------------------------------------------
     def hear(self, event: Event) -> None:
-        self.queue.append(event)
+        if isinstance(event, HandStarted):
+            self.idle = len(event.contract) > self.most_players
+            if self.idle:
+                self.queue.clear()
+                self.queue.append(event)  # (the last hand's guesses go)
+                return
+        if not self.idle:
+            self.queue.append(event)
 
     def update(self, view: SeatView, rng: random.Random) -> None:
         """Read what was heard since the last decision, with ``view`` (this seat's, now)."""
@@ -107,7 +120,7 @@ class HandBelief:
             self.guesses = {}
             self.weights = {}
             events = events[cut + 1:]
-        if view.seat is None:
+        if view.seat is None or self.idle:
             return
         if not self.heard or view.hand_index != self.hand_index or view.seat != self.seat:
             # a new hand (or seat): the guesses start from random deals of what is unseen now;
