@@ -11,9 +11,9 @@ from collections.abc import Callable, Sequence
 
 from liverpool.actions import Action
 from liverpool.bots import BasicBot, ExpertBot
-from liverpool.bots.belief import HandBelief, unseen
+from liverpool.bots.belief import HandBelief
 from liverpool.bots.worlds import sample_world
-from liverpool.engine import Event, Game, HandStarted, SeatView
+from liverpool.engine import Event, Game, HandStarted, SeatView, unseen_cards
 from liverpool.engine.events import Bought, Drew
 from liverpool.match import Match
 from liverpool.rules import RuleSet
@@ -41,7 +41,7 @@ def _followed_game(preset: str, players: int, seed: int, particles: int, check: 
 
 
 def _fits(game: Game, view: SeatView, belief: HandBelief) -> None:
-    pool = unseen(view)
+    pool = unseen_cards(view)
     for seat, guesses in belief.guesses.items():
         assert not view.down[seat]
         size = view.hand_sizes[seat] - len(view.known[seat])
@@ -72,7 +72,7 @@ def test_the_guess_of_the_other_hand_beats_a_random_deal() -> None:
     def score(game: Game, view: SeatView, belief: HandBelief) -> None:
         if 1 not in belief.guesses or view.phase != "play":
             return
-        pool = unseen(view)
+        pool = unseen_cards(view)
         total = sum(pool.values())
         size = view.hand_sizes[1] - len(view.known[1])
         truth = Counter(game.hands[1]) - Counter(view.known[1])

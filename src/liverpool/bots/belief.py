@@ -44,8 +44,8 @@ import math
 import random
 from collections import Counter, deque
 
-from ..cards import Card, new_deck
-from ..engine import Game, SeatView
+from ..cards import Card
+from ..engine import Game, SeatView, unseen_cards
 from ..engine.events import Bought, Discarded, Drew, Event, HandStarted, Passed, Took, WentDown
 from .policy import fast_keep_values, wants
 from .worlds import sample_world
@@ -58,21 +58,6 @@ SHARPNESS = 0.1  # how sharply a discard says the thrower kept its other cards (
 SLIP = 0.15  # the weight of a guess whose seat would have taken a card it let go, and so on
 WANT = 1.6  # the basic player's thresholds for taking and for buying a card (``BasicBot``)
 BUY_WANT = 2.4
-
-
-def unseen(view: SeatView) -> Counter[Card]:
-    """The cards ``view``'s seat cannot place: not in its hand, on the table or known to be in
-    another hand (``Game.from_view`` deals exactly these)."""
-    rules = view.ruleset
-    out = Counter(new_deck(rules.decks_for(len(view.players)), rules.jokers_per_deck))
-    out.subtract(view.hand)
-    out.subtract(view.discard)
-    for m in view.melds:
-        out.subtract(m.cards)
-    for s, k in enumerate(view.known):
-        if s != view.seat:
-            out.subtract(k)
-    return +out
 
 
 class HandBelief:
@@ -129,7 +114,7 @@ class HandBelief:
                 return
             self._start(view, rng)
             return
-        pool = unseen(view)
+        pool = unseen_cards(view)
         cards = list(pool.elements())
         for event in events:
             self._read(event, view, pool, cards, rng)
@@ -142,7 +127,7 @@ class HandBelief:
         self.guesses = {}
         self.weights = {}
         self.offer = None
-        cards = list(unseen(view).elements())
+        cards = list(unseen_cards(view).elements())
         for s in range(len(view.players)):
             if s == view.me or view.down[s]:
                 continue

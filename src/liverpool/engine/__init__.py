@@ -16,7 +16,7 @@ from .game import Game
 from .play import NextMelds
 from .state import HandEnd, IllegalActionError, Phase
 from .turns import stacked_deck
-from .view import SeatView
+from .view import SeatView, unseen_cards
 
 __all__ = ["Event", "Game", "HandEnd", "HandEnded", "HandStarted", "IllegalActionError",
-           "NextMelds", "Phase", "SeatView", "events", "stacked_deck"]
+           "NextMelds", "Phase", "SeatView", "events", "stacked_deck", "unseen_cards"]

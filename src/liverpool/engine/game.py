@@ -38,7 +38,7 @@ from .state import (
     set_public_fields,
     snapshot,
 )
-from .view import SeatView
+from .view import SeatView, unseen_cards
 
 
 class Game(DrawRules):
@@ -401,16 +401,7 @@ class Game(DrawRules):
         g.last_hand_end = None
         g.phase = Phase(view.phase)
         set_public_fields(g, view)
-        hidden = Counter(g.pack)
-        hidden.subtract(view.hand)
-        hidden.subtract(view.discard)
-        for m in view.melds:
-            hidden.subtract(m.cards)
-        if view.seat is None:
-            raise ValueError("a world is sampled from a seat's view, not a spectator's")
-        for s, k in enumerate(view.known):
-            if s != view.seat:
-                hidden.subtract(k)
+        hidden = unseen_cards(view)
         # shuffled by sorting on a random key per card: a uniform shuffle like ``rng.shuffle``,
         # a few times faster here, where worlds are sampled by the thousand
         pool = [c for _, c in sorted([(rng.random(), c) for c in sorted(hidden.elements())])]

@@ -11,10 +11,11 @@ JSON is written and read field by field from each field's codec, in the order de
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, Final
 
-from ..cards import Card, card_str, parse_card
+from ..cards import Card, card_str, new_deck, parse_card
 from ..melds import Meld
 from ..rules import Contract, RuleSet
 
@@ -258,3 +259,21 @@ class SeatView:
 _JSON: tuple[tuple[str, str, Codec, Any], ...] = tuple(
     (name, json_name or name, codec, default)
     for name, codec, json_name, default in _DECLARED if codec is not None)
+
+
+def unseen_cards(view: SeatView) -> Counter[Card]:
+    """The cards ``view``'s seat cannot place: the pack less its hand, the table (the discard
+    pile, the melds) and the cards known to be in the other hands. A world deals exactly these
+    (``Game.from_view``); a belief guesses where they lie (``bots.belief``)."""
+    if view.seat is None:
+        raise ValueError("a world is sampled from a seat's view, not a spectator's")
+    rules = view.ruleset
+    out = Counter(new_deck(rules.decks_for(len(view.players)), rules.jokers_per_deck))
+    out.subtract(view.hand)
+    out.subtract(view.discard)
+    for m in view.melds:
+        out.subtract(m.cards)
+    for s, k in enumerate(view.known):
+        if s != view.seat:
+            out.subtract(k)
+    return +out
