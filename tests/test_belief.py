@@ -167,3 +167,19 @@ def test_the_expert_follows_the_hand_it_is_told() -> None:
     assert bot.belief is not None and not bot.belief.queue
     plain = ExpertBot(iterations=2, belief=False)
     assert plain.belief is None and plain.name.endswith("+no-belief")
+
+
+def test_a_snapshot_deals_the_worlds_the_belief_deals() -> None:
+    checked: list[int] = []
+
+    def same(game: Game, view: SeatView, belief: HandBelief) -> None:
+        frozen = belief.snapshot(view)
+        if frozen is None:
+            assert not belief.follows(view)
+            return
+        a, b = belief.sample(view, random.Random(5)), frozen.sample(view, random.Random(5))
+        assert a.hands == b.hands and a.stock == b.stock
+        checked.append(1)
+
+    _followed_game("arena", 2, 23, 16, same)
+    assert len(checked) > 5

@@ -11,6 +11,8 @@ question), *verdict* (a decision's label, loss and best candidate, ``review.Deci
 from __future__ import annotations
 
 import json
+import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,8 @@ from conftest import C, act, stacked_game
 from scenario import pass_buys
 
 from liverpool.actions import Action
-from liverpool.engine import Game, stacked_deck
+from liverpool.bots import BasicBot
+from liverpool.engine import Game, stacked_deck, unseen_cards
 from liverpool.record import game_record
 from liverpool.review import (
     CONFIRM_ROUNDS,
@@ -353,3 +356,58 @@ def test_bench_review_exits_1_and_says_so_when_not_ordered(
     assert "NOT ORDERED" in capsys.readouterr().out
     assert cli.main([*argv, "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["study"]["ordered"] is False
+
+
+# ---- (2b) the belief of the other hand: what the seat heard, nothing more ---------------------
+def two_seat_twins() -> tuple[dict[str, Any], dict[str, Any]]:
+    """Two records of the same 2-player actions (basic bots, no one down) from deals that
+    differ only in cards seat 0 never sees: a card seat 1 was dealt and still holds at the end
+    swapped with the pack's last card, never drawn."""
+    rules = RuleSet.preset("arena")
+    start = Game(rules, 2, seed=31)
+    deck = stacked_deck(rules, 2, 0, [start.hands[0], start.hands[1]], start.discard[-1])
+    g = Game(rules, ["A", "B"], seed=1, deals=[deck], first_dealer=0)
+    bot, rng = BasicBot(), random.Random(4)
+    for _ in range(40):
+        seat = g.to_act()[0]
+        a = bot.choose(g.view_for(seat), g.legal_actions(seat), rng)
+        if a.type == "go_down" or g.over:
+            break
+        g.apply(a)
+    size = len(start.hands[1])
+    held = next(i for i in range(0, 2 * size, 2)  # dealer 0 deals seat 1 first
+                if deck[i] in g.hands[1] and deck[i] != deck[-1]
+                and deck[i] not in g.view_for(0).known[1])
+    twin = list(deck)
+    twin[held], twin[-1] = twin[-1], twin[held]
+    recs = [game_record(g)]
+    h = Game(rules, ["A", "B"], seed=1, deals=[twin], first_dealer=0)
+    for obj in recs[0]["actions"]:
+        h.apply(Action.from_json(obj))
+    recs.append(game_record(h))
+    assert g.hands[1] != h.hands[1]
+    return recs[0], recs[1]
+
+
+def test_the_reviews_belief_hears_only_what_the_seat_saw() -> None:
+    a, b = two_seat_twins()
+    (_, ta), (_, tb) = tasks_of(a, [0], 8), tasks_of(b, [0], 8)
+    assert [t.view for t in ta] == [t.view for t in tb] and len(ta) >= 5
+    followed = [t for t in ta if t.guesses is not None]
+    assert len(followed) >= len(ta) - 1  # every decision after the hand's first update
+    assert [t.guesses for t in ta] == [t.guesses for t in tb]
+    for t in followed:
+        assert t.guesses is not None
+        ((seat, guesses, weights),) = t.guesses.seats
+        assert seat == 1 and len(guesses) == len(weights)
+        unseen = unseen_cards(t.view)
+        size = t.view.hand_sizes[1] - len(t.view.known[1])
+        assert all(len(guess) == size and not Counter(guess) - unseen for guess in guesses)
+    # the review's verdicts follow: the same in both
+    ra, rb = (review(r, [0], worlds=4).seats[0].decisions for r in (a, b))
+    assert [(d.index, d.best, d.loss) for d in ra] == [(d.index, d.best, d.loss) for d in rb]
+
+
+def test_a_table_of_three_is_reviewed_in_random_worlds() -> None:
+    _, tasks = tasks_of(twin_records()[0], [0], 8)
+    assert tasks and all(t.guesses is None for t in tasks)

@@ -3,10 +3,12 @@
 Domain words: *decision* (one action of the reviewed seat in the record, where it had a real
 choice), *kind* (draw, buy, call, go_down, lay_off, discard: what the decision was about),
 *candidate* (an action weighed at a decision: the one played, the basic bot's choice and the
-alternatives the expert's search weighs), *world* (the hidden cards dealt at random as the seat's
-view allows, ``bots.worlds.sample_world``: only what the seat knew then, never the record's
-hidden cards), *score* (a candidate played out to the hand's end by the playout policy in one
-world: the seat's points for the hand minus the other seats' mean, lower is better), *loss*
+alternatives the expert's search weighs), *world* (the hidden cards dealt as the seat's view
+allows: only what the seat knew then, never the record's hidden cards; at a table of two the
+other hand as the seat's *belief* holds it, ``bots.belief``, fed the record's events as the
+seat saw them; elsewhere at random, ``bots.worlds.sample_world``), *score* (a candidate played
+out to the hand's end by the playout policy in one world: the seat's points for the hand minus
+the other seats' mean, lower is better), *loss*
 (expected points the played action gave away against the best candidate: the mean of the paired
 score differences over the same worlds, with its standard error), *label* (inaccuracy, mistake
 or blunder: a loss past a threshold and clearly more than noise), *accuracy* (0-100, from the
@@ -29,13 +31,14 @@ from typing import Any
 
 from .actions import Action
 from .bots.basic import BasicBot
+from .bots.belief import Guesses, HandBelief
 from .bots.expert import DISCARD_CANDIDATES, PLAYOUT_ROUNDS
 from .bots.heuristics import best_borrow, fits_table, keep_values, usefulness
 from .bots.hints import view_key
 from .bots.policy import estimate_points, play_out
 from .bots.worlds import sample_world
 from .cards import card_str, wild_cards
-from .engine import Game, SeatView
+from .engine import Event, Game, SeatView
 from .record import new_game_from_record, steps
 
 WORLDS = 24  # worlds per decision (the default)
@@ -43,6 +46,7 @@ MAX_CANDIDATES = 8  # candidates weighed at one decision at most
 # labels by expected points lost: at least this many points, and more than NOISE standard errors
 INACCURACY, MISTAKE, BLUNDER = 6.0, 12.0, 24.0
 NOISE = 3.0  # standard errors a loss must pass to earn a label (docs/review.md: calibration)
+BELIEF_SEED = 0xBE1EF  # keeps the belief's random numbers apart from the worlds' at a decision
 CONFIRM_ROUNDS = 4  # a loss still undecided is weighed in fresh worlds up to this many times
 ACCURACY_SCALE = 12.0  # points lost at which a decision's accuracy is 100/e (about 37)
 KINDS = ("draw", "buy", "call", "go_down", "lay_off", "discard")
@@ -223,6 +227,15 @@ class Task:
     candidates: tuple[Action, ...]
     seed: int
     worlds: int
+    # what the seat could tell of the other hands then (its belief, fed the record's events as
+    # the seat saw them); None: the worlds are dealt at random from the view
+    guesses: Guesses | None = None
+
+    def world(self, rng: random.Random) -> Game:
+        """One world for this decision: from the belief's guesses, else ``sample_world``."""
+        if self.guesses is not None:
+            return self.guesses.sample(self.view, rng)
+        return sample_world(self.view, rng)
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,15 +254,16 @@ class Weighed:
     confirm_wins: tuple[tuple[float, ...], tuple[float, ...]] | None = None
 
 
-def _scores(view: SeatView, cands: Sequence[Action], rng: random.Random, worlds: int,
+def _scores(task: Task, cands: Sequence[Action], rng: random.Random, worlds: int,
             wins: list[list[float]] | None = None) -> list[list[float]]:
     """Each candidate's scores, world by world (common random numbers: every candidate is
     played out in the same worlds with the same random numbers). ``wins``: filled in the same
     way with the seat's share of a win of the game (``game_win``)."""
+    view = task.view
     horizon = PLAYOUT_ROUNDS * len(view.players)
     scores: list[list[float]] = [[] for _ in cands]
     for _ in range(worlds):
-        world = sample_world(view, rng)
+        world = task.world(rng)
         seed = rng.getrandbits(32)
         for i, cand in enumerate(cands):
             g = world.clone()
@@ -288,7 +302,7 @@ def weigh(task: Task) -> Weighed:
     """Weigh the task's candidates; confirm a loss that may earn a label in fresh worlds."""
     rng = random.Random(task.seed)
     wins: list[list[float]] | None = [] if last_hand(task.view) else None
-    scores = _scores(task.view, task.candidates, rng, task.worlds, wins)
+    scores = _scores(task, task.candidates, rng, task.worlds, wins)
     n = len(scores[0])
     means = [sum(x) / n for x in scores]
     best = min(range(len(means)), key=lambda i: (means[i], i))
@@ -301,7 +315,7 @@ def weigh(task: Task) -> Weighed:
         won: list[list[float]] | None = [[], []] if wins is not None else None
         for r in range(CONFIRM_ROUNDS):
             round_wins: list[list[float]] | None = [] if won is not None else None
-            again = _scores(task.view, pair, random.Random((task.seed ^ 0x5EED) + r),
+            again = _scores(task, pair, random.Random((task.seed ^ 0x5EED) + r),
                             task.worlds, round_wins)
             played += again[0]
             other += again[1]
@@ -439,17 +453,26 @@ def reason(view: SeatView, played: Action, better: Action, loss: float) -> str:
 def tasks_of(rec: dict[str, Any], seats: Iterable[int] | None = None,
              worlds: int = WORLDS) -> tuple[Game, list[Task]]:
     """The decisions to weigh for ``seats`` (None: every seat), from the record replayed by
-    the core's replayer; and the game at its end."""
+    the core's replayer; and the game at its end. Each reviewed seat's belief of the other
+    hands hears the record's events as that seat saw them, and each decision carries its
+    guesses as they stood (at a table the belief does not follow, none)."""
     game = new_game_from_record(rec)
-    wanted = None if seats is None else set(seats)
+    wanted = set(range(game.n)) if seats is None else set(seats)
+    beliefs = {s: HandBelief() for s in sorted(wanted) if 0 <= s < game.n}
     tasks: list[Task] = []
     actions = rec.get("actions", [])
     it = steps(rec, game)
-    next(it)  # the deal
+
+    def hear(events: Sequence[Event]) -> None:
+        for s, belief in beliefs.items():
+            for event in events:
+                belief.hear(event.for_seat(s))
+
+    hear(next(it).events)  # the deal
     for i, obj in enumerate(actions):
         played = Action.from_json(obj)
         s = played.player
-        if wanted is None or s in wanted:
+        if s in wanted:
             view = game.view_for(s)
             legal = game.legal_actions(s)
             kind = kind_of(view, played, legal)
@@ -457,9 +480,12 @@ def tasks_of(rec: dict[str, Any], seats: Iterable[int] | None = None,
                 cands = candidates(view, game.canonical(played), legal)
                 if len(cands) > 1:
                     seed = zlib.crc32(f"{view_key(view)}:{i}:{worlds}".encode())
+                    # the belief reads what the seat heard up to now (its generator is
+                    # seeded as the decision's, by what the seat saw)
+                    beliefs[s].update(view, random.Random(seed ^ BELIEF_SEED))
                     tasks.append(Task(i, kind, view.hand_number, view, tuple(cands), seed,
-                                      worlds))
-        next(it)
+                                      worlds, beliefs[s].snapshot(view)))
+        hear(next(it).events)
     return game, tasks
 
 

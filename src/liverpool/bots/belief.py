@@ -43,6 +43,8 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter, deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from ..cards import Card
 from ..engine import Game, SeatView, unseen_cards
@@ -265,21 +267,15 @@ class HandBelief:
         (a guess that no longer fits the world's cards leaves that hand dealt at random)."""
         if not self.follows(view):
             return sample_world(view, rng)
-        world = Game.from_view(view, rng)
-        for seat, guesses in self.guesses.items():
-            if view.down[seat]:
-                continue
-            known = Counter(view.known[seat])
-            dealt = Counter(world.hands[seat]) - known
-            pool = dealt + Counter(world.stock)
-            guess = Counter(rng.choices(guesses, weights=self.weights[seat])[0])
-            if sum(dealt.values()) != sum(guess.values()) or guess - pool:
-                continue
-            world.hands[seat] = [*known.elements(), *guess.elements()]
-            rest = list((pool - guess).elements())
-            rng.shuffle(rest)
-            world.stock = rest
-        return world
+        return _deal(view, self.guesses, self.weights, rng)
+
+    def snapshot(self, view: SeatView) -> Guesses | None:
+        """The guesses for ``view``'s hand as they stand, frozen (None: none are followed)."""
+        if not self.follows(view):
+            return None
+        return Guesses(tuple((seat, tuple(tuple(g) for g in guesses),
+                              tuple(self.weights[seat]))
+                             for seat, guesses in sorted(self.guesses.items())))
 
     def expected(self, seat: int) -> dict[Card, float]:
         """Expected copies of each card among ``seat``'s unseen cards (empty: not followed)."""
@@ -290,6 +286,43 @@ class HandBelief:
             for c in guess:
                 out[c] = out.get(c, 0.0) + w / total
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class Guesses:
+    """A belief's guesses at one decision, frozen: per followed seat its guesses and their
+    weights (``HandBelief.snapshot``). A review's decision carries them to the process that
+    weighs it, which deals its worlds from them as the belief would."""
+
+    seats: tuple[tuple[int, tuple[tuple[Card, ...], ...], tuple[float, ...]], ...]
+
+    def sample(self, view: SeatView, rng: random.Random) -> Game:
+        """A world for ``view`` (the view the guesses were taken at), as ``HandBelief.sample``."""
+        if not self.seats:
+            return sample_world(view, rng)
+        return _deal(view, {s: g for s, g, _ in self.seats}, {s: w for s, _, w in self.seats},
+                     rng)
+
+
+def _deal(view: SeatView, guesses: Mapping[int, Sequence[Sequence[Card]]],
+          weights: Mapping[int, Sequence[float]], rng: random.Random) -> Game:
+    """``Game.from_view`` with each seat of ``guesses`` not down holding a guess drawn by
+    weight (a guess that no longer fits the world's cards leaves that hand dealt at random)."""
+    world = Game.from_view(view, rng)
+    for seat, seat_guesses in guesses.items():
+        if view.down[seat]:
+            continue
+        known = Counter(view.known[seat])
+        dealt = Counter(world.hands[seat]) - known
+        pool = dealt + Counter(world.stock)
+        guess = Counter(rng.choices(seat_guesses, weights=weights[seat])[0])
+        if sum(dealt.values()) != sum(guess.values()) or guess - pool:
+            continue
+        world.hands[seat] = [*known.elements(), *guess.elements()]
+        rest = list((pool - guess).elements())
+        rng.shuffle(rest)
+        world.stock = rest
+    return world
 
 
 def _draw(guess: list[Card], pool: Counter[Card], cards: list[Card], rng: random.Random) -> bool:
