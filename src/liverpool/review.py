@@ -31,22 +31,22 @@ from typing import Any
 
 from .actions import Action
 from .bots.basic import BasicBot
-from .bots.belief import Guesses, HandBelief
+from .bots.belief import Guesses
 from .bots.expert import DISCARD_CANDIDATES, PLAYOUT_ROUNDS
 from .bots.heuristics import best_borrow, fits_table, keep_values, usefulness
 from .bots.hints import view_key
 from .bots.policy import estimate_points, play_out
+from .bots.recall import followed, recall
 from .bots.worlds import sample_world
 from .cards import card_str, wild_cards
-from .engine import Event, Game, SeatView
-from .record import new_game_from_record, steps
+from .engine import Game, SeatView
+from .record import new_game_from_record
 
 WORLDS = 24  # worlds per decision (the default)
 MAX_CANDIDATES = 8  # candidates weighed at one decision at most
 # labels by expected points lost: at least this many points, and more than NOISE standard errors
 INACCURACY, MISTAKE, BLUNDER = 6.0, 12.0, 24.0
 NOISE = 3.0  # standard errors a loss must pass to earn a label (docs/review.md: calibration)
-BELIEF_SEED = 0xBE1EF  # keeps the belief's random numbers apart from the worlds' at a decision
 CONFIRM_ROUNDS = 4  # a loss still undecided is weighed in fresh worlds up to this many times
 ACCURACY_SCALE = 12.0  # points lost at which a decision's accuracy is 100/e (about 37)
 KINDS = ("draw", "buy", "call", "go_down", "lay_off", "discard")
@@ -454,23 +454,14 @@ def tasks_of(rec: dict[str, Any], seats: Iterable[int] | None = None,
              worlds: int = WORLDS) -> tuple[Game, list[Task]]:
     """The decisions to weigh for ``seats`` (None: every seat), from the record replayed by
     the core's replayer; and the game at its end. Each reviewed seat's belief of the other
-    hands hears the record's events as that seat saw them, and each decision carries its
+    hands is rebuilt as the seat heard the game (``bots.recall``) and each decision carries its
     guesses as they stood (at a table the belief does not follow, none)."""
     game = new_game_from_record(rec)
     wanted = set(range(game.n)) if seats is None else set(seats)
-    beliefs = {s: HandBelief() for s in sorted(wanted) if 0 <= s < game.n}
+    beliefs = followed(game.n, wanted)
     tasks: list[Task] = []
-    actions = rec.get("actions", [])
-    it = steps(rec, game)
-
-    def hear(events: Sequence[Event]) -> None:
-        for s, belief in beliefs.items():
-            for event in events:
-                belief.hear(event.for_seat(s))
-
-    hear(next(it).events)  # the deal
-    for i, obj in enumerate(actions):
-        played = Action.from_json(obj)
+    for moment in recall(rec, beliefs, game):
+        played, i = moment.action, moment.index
         s = played.player
         if s in wanted:
             view = game.view_for(s)
@@ -480,12 +471,9 @@ def tasks_of(rec: dict[str, Any], seats: Iterable[int] | None = None,
                 cands = candidates(view, game.canonical(played), legal)
                 if len(cands) > 1:
                     seed = zlib.crc32(f"{view_key(view)}:{i}:{worlds}".encode())
-                    # the belief reads what the seat heard up to now (its generator is
-                    # seeded as the decision's, by what the seat saw)
-                    beliefs[s].update(view, random.Random(seed ^ BELIEF_SEED))
+                    belief = beliefs.get(s)
                     tasks.append(Task(i, kind, view.hand_number, view, tuple(cands), seed,
-                                      worlds, beliefs[s].snapshot(view)))
-        hear(next(it).events)
+                                      worlds, None if belief is None else belief.snapshot(view)))
     return game, tasks
 
 

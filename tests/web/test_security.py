@@ -1330,13 +1330,13 @@ async def test_a_hint_is_worked_out_once_a_version(sqlite_url: str,
     works it out again."""
     from liverpool.web import tableconn as table_module
     worked: list[int] = []
-    real = table_module.searched_hint
+    real = table_module.recalled_hint
 
-    def counted(view: Any, legal: Any, bot: Any) -> Any:
+    def counted(view: Any, legal: Any, bot: Any, rec: Any, seat: int) -> Any:
         worked.append(view.seat)
-        return real(view, legal, bot)
+        return real(view, legal, bot, rec, seat)
 
-    monkeypatch.setattr(table_module, "searched_hint", counted)
+    monkeypatch.setattr(table_module, "recalled_hint", counted)
     async with serve(sqlite_url) as srv:
         _, ann = await ann_with_two_bots(srv)
         turn = await ann.until(lambda m: m["type"] in ("sync", "update") and m.get("legal"))

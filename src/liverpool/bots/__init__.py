@@ -22,6 +22,7 @@ from .ladder import (
     level_words,
     make_level,
 )
+from .recall import belief_now, recalled_hint
 
 LEVELS = tuple(lv.name for lv in LADDER)  # the levels offered, weakest first
 
@@ -69,5 +70,5 @@ def make_bot(spec: str, *, timeout: float | None = None, cwd: str | None = None)
 
 __all__ = ["ALIASES", "HINT_LEVEL", "LADDER", "LEVELS", "SEARCH_PREFERS", "BasicBot", "Bot",
            "BotSpecError", "ExpertBot", "ExternalBot", "Level", "RandomBot", "SlipBot",
-           "bot_event", "canonical", "close_bot", "hint", "hinter", "level_of", "level_words",
-           "make_bot", "searched_hint", "view_key"]
+           "belief_now", "bot_event", "canonical", "close_bot", "hint", "hinter", "level_of",
+           "level_words", "make_bot", "recalled_hint", "searched_hint", "view_key"]

@@ -111,6 +111,7 @@ class ExpertBot:
             self.name += "+no-belief"
         # where the search's worlds come from: the belief in play; a study of what the hidden
         # cards are worth gives one that deals the true hands (scripts/expert_sighted.py)
+        self.own_worlds = worlds is None  # (``follow`` swaps the belief's worlds, not a study's)
         self.worlds: Sampler = worlds if worlds is not None else \
             self.belief.sample if self.belief is not None else sample_world
         self.clock = clock
@@ -123,6 +124,16 @@ class ExpertBot:
         """An engine event as this seat may see it (the match tells it): noted for the belief."""
         if self.belief is not None:
             self.belief.hear(event)
+
+    def follow(self, belief: HandBelief) -> None:
+        """Take ``belief`` for its own from now on: a hint's, rebuilt from the game's record
+        (``bots.recall``) for a seat this bot has not been playing. An expert without a belief
+        (``belief=False``) stays without."""
+        if self.belief is None:
+            return
+        self.belief = belief
+        if self.own_worlds:
+            self.worlds = belief.sample
 
     def choose(self, view: SeatView, legal: Sequence[Action], rng: random.Random) -> Action:
         if self.belief is not None:

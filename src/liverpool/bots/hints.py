@@ -17,6 +17,7 @@ from ..actions import Action
 from ..engine import SeatView
 from .base import Bot
 from .basic import BasicBot
+from .belief import HandBelief
 from .heuristics import BORROW_REASON
 from .ladder import LADDER, make_level
 
@@ -44,15 +45,20 @@ def hinter() -> Bot:
     return bot
 
 
-def searched_hint(view: SeatView, legal: Sequence[Action], bot: Bot | None = None
-                  ) -> tuple[Action, str]:
+def searched_hint(view: SeatView, legal: Sequence[Action], bot: Bot | None = None,
+                  belief: HandBelief | None = None) -> tuple[Action, str]:
     """The strongest level's suggestion (``bot``, else a new ``hinter()``), with the habit's
-    reason where the two agree. The search is seeded by the view, so the same position always
-    gets the same hint."""
+    reason where the two agree. ``belief``: what the seat heard of the other hands this hand
+    (``recall.belief_now`` of the game's record), which the search's worlds then follow. The
+    search is seeded by the view, so the same position always gets the same hint."""
     basic, why = hint(view, legal)
     if len(legal) == 1:
         return basic, why
-    chosen = (bot or hinter()).choose(view, legal, random.Random(view_key(view)))
+    bot = bot or hinter()
+    follow = getattr(bot, "follow", None)
+    if belief is not None and callable(follow):
+        follow(belief)
+    chosen = bot.choose(view, legal, random.Random(view_key(view)))
     if chosen == basic:
         return chosen, why
     if chosen.type == "borrow":  # the expert's rule, not a search

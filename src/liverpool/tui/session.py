@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..actions import Action
-from ..bots import SEARCH_PREFERS, Bot, BotSpecError, hinter, make_bot, searched_hint
+from ..bots import SEARCH_PREFERS, Bot, BotSpecError, hinter, make_bot, recalled_hint
 from ..cards import Card, cards_str
 from ..engine import Event as GameEvent
 from ..engine import Game, HandEnded, HandStarted, IllegalActionError, SeatView
@@ -395,9 +395,10 @@ class Session:
         if self.hinter is None:
             self.hinter = hinter()
         bot = self.hinter
+        rec = game_record(self.game)  # (read now; the belief is rebuilt from it off this thread)
 
         def think() -> tuple[Action, str]:
-            a, why = searched_hint(view, legal, bot)
+            a, why = recalled_hint(view, legal, bot, rec, self.human)
             if why == SEARCH_PREFERS:
                 return a, f"{action_label(a, view.players)}: {why}"
             return a, why

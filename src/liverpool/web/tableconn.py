@@ -15,7 +15,7 @@ import logging
 from typing import Any
 
 from ..actions import Action, ActionFormatError
-from ..bots import hinter, searched_hint
+from ..bots import hinter, recalled_hint
 from ..engine import IllegalActionError, Phase
 from ..outofturn import kind_now
 from .seats import Conn
@@ -272,8 +272,10 @@ class Handlers:
         job = known.get(seat)
         if job is None:
             bot = hinter()
+            rec = t.record()  # what the seat heard this hand, rebuilt off the loop with the hint
             job = known[seat] = asyncio.ensure_future(
-                self.driver.think(bot, searched_hint, board.view_for(seat), legal, bot))
+                self.driver.think(bot, recalled_hint, board.view_for(seat), legal, bot, rec,
+                                  seat))
         action, reason = await asyncio.shield(job)
         conn.send({"type": "hint", "version": version, "action": action.to_json(),
                    "reason": reason})
