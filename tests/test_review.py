@@ -1,8 +1,8 @@
 """The game review judges well: stacked positions with a clearly bad move are labelled a
 mistake or a blunder with the right move named; a seat that saw the same things gets the same
-verdicts whatever the hidden cards were (no hindsight); a review is reproducible, whatever the
-worker count; and many records reviewed as a batch, here or on Ray, get the reviews they get
-alone.
+verdicts whatever the hidden cards were (no hindsight), and at a table of two the same guesses
+of the other hand; a review is reproducible, whatever the worker count; and many records
+reviewed as a batch, here or on Ray, get the reviews they get alone.
 
 Domain words: *position* (a stacked deal and the few actions that lead to the decision in
 question), *verdict* (a decision's label, loss and best candidate, ``review.Decision``).

@@ -33,9 +33,10 @@ How each event moves the guesses of the seat that made it:
 At each update the guesses are brought back within what the seat sees now (cards since seen
 elsewhere taken out, the hand's size as the view says). The first update of a hand starts
 from random deals of the unseen cards, as ``Game.from_view`` would; a belief that has heard
-nothing this hand (a hint, a review, a bot driven without its events) gives the worlds of
-``worlds.sample_world``, and so does a belief at a table of more than ``MOST_PLAYERS`` (where it
-has not been measured). Everything random comes from the generator the bot is given.
+nothing this hand (a bot driven without its events; hints and reviews rebuild a belief from
+the game's record, ``recall``) gives the worlds of ``worlds.sample_world``, and so does a
+belief at a table of more than ``MOST_PLAYERS`` (where it has not been measured). Everything
+random comes from the generator the bot is given.
 """
 
 from __future__ import annotations

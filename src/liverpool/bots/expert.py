@@ -11,8 +11,9 @@ decision* (one the bot answers without searching).
 Worlds come from the bot's *belief* (``belief.HandBelief``): told the engine's events as its seat
 sees them (``observe``, by the match), it follows each other seat's hand through the hand with
 weighted guesses, each sign (a discard, a take, a card let go) judged with the hand the guess
-held then; a world takes a seat's unseen cards from a guess. Without the hand's events (a hint,
-a review) or with ``belief=False``: ``worlds.sample_world``, the hidden cards dealt at random,
+held then; a world takes a seat's unseen cards from a guess (a hint or a review rebuilds the
+belief from the game's record, ``recall``, and gives it to the bot, ``follow``). Without the
+hand's events or with ``belief=False``: ``worlds.sample_world``, the hidden cards dealt at random,
 then the seat that just threw the top discard away (and the seat that just let it go) dealt
 again where needed so that, judged as the basic bot judges, it would have done what it was
 seen to do.
