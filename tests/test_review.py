@@ -411,3 +411,11 @@ def test_the_reviews_belief_hears_only_what_the_seat_saw() -> None:
 def test_a_table_of_three_is_reviewed_in_random_worlds() -> None:
     _, tasks = tasks_of(twin_records()[0], [0], 8)
     assert tasks and all(t.guesses is None for t in tasks)
+
+
+def test_a_two_seat_review_is_the_same_in_two_workers() -> None:
+    # (the belief's guesses travel to the workers with each decision: in the compiled core they
+    # once could not be unpickled, and the pool broke)
+    rec = two_seat_twins()[0]
+    one, two = (review(rec, [0], worlds=4, workers=w).seats[0].decisions for w in (1, 2))
+    assert one and [d.to_json() for d in one] == [d.to_json() for d in two]

@@ -46,10 +46,12 @@ import random
 from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..cards import Card
 from ..engine import Game, SeatView, unseen_cards
 from ..engine.events import Bought, Discarded, Drew, Event, HandStarted, Passed, Took, WentDown
+from ..frozen import reduce_frozen
 from .policy import fast_keep_values, wants
 from .worlds import sample_world
 
@@ -296,6 +298,9 @@ class Guesses:
     weighs it, which deals its worlds from them as the belief would."""
 
     seats: tuple[tuple[int, tuple[tuple[Card, ...], ...], tuple[float, ...]], ...]
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return reduce_frozen(self)  # pickles and copies in the compiled core too
 
     def sample(self, view: SeatView, rng: random.Random) -> Game:
         """A world for ``view`` (the view the guesses were taken at), as ``HandBelief.sample``."""

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..actions import Action
 from ..cards import Card, card_str, sorted_cards
+from ..frozen import reduce_frozen
 from ..melds import Meld
 from ..rules import Contract
 from .state import HandEnd, Phase
@@ -50,6 +51,9 @@ class Event:
     def for_seat(self, seat: int | None) -> Event:
         """The event as ``seat`` (None: a spectator) may see it."""
         return self
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return reduce_frozen(self)  # pickles and copies in the compiled core too
 
     @property
     def actor(self) -> int | None:
