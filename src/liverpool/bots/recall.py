@@ -32,13 +32,12 @@ from .hints import searched_hint, view_key
 
 @dataclass(frozen=True, slots=True)
 class Moment:
-    """The replay just before the record's action ``index``: ``game`` is the replay's own (read
-    it before asking for the next moment); the beliefs given to ``recall`` stand as they were
+    """The replay just before the record's action ``index`` (the game ``recall`` replays on
+    stands there until the next moment); the beliefs given to ``recall`` stand as they were
     then, the acting seat's updated."""
 
     index: int
     action: Action
-    game: Game
 
 
 def followed(players: int, seats: Iterable[int]) -> dict[int, HandBelief]:
@@ -70,7 +69,7 @@ def recall(rec: dict[str, Any], beliefs: dict[int, HandBelief], game: Game | Non
         belief = beliefs.get(action.player)
         if belief is not None and game.hand_index >= from_hand:
             _update(belief, game, action.player, i)
-        yield Moment(i, action, game)
+        yield Moment(i, action)
         tell(next(it).events)
 
 
