@@ -10,8 +10,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from liverpool.actions import Action
-from liverpool.bots import BasicBot, Bot, ExpertBot, RandomBot
-from liverpool.bots.belief import PRIOR, HandBelief
+from liverpool.bots import BasicBot, ExpertBot
+from liverpool.bots.belief import HandBelief
 from liverpool.bots.worlds import sample_world
 from liverpool.engine import Event, Game, HandStarted, SeatView, unseen_cards
 from liverpool.engine.events import Bought, Drew
@@ -21,26 +21,22 @@ from liverpool.rules import RuleSet
 Check = Callable[[Game, SeatView, HandBelief], None]
 
 
-def _followed_game(preset: str, players: int, seed: int, particles: int, check: Check,
-                   others: Bot | None = None) -> None:
-    """A game with seat 0's belief told the events as seat 0 sees them and updated at each of
-    seat 0's decisions; ``check(game, view, belief)`` at each of them. Seat 0 plays as the
-    basic bot, the others as ``others`` (default the basic bot too)."""
+def _followed_game(preset: str, players: int, seed: int, particles: int, check: Check) -> None:
+    """A game among basic bots with seat 0's belief told the events as seat 0 sees them and
+    updated at each of seat 0's decisions; ``check(game, view, belief)`` at each of them."""
     game = Game(RuleSet.preset(preset), players, seed=seed)
     belief = HandBelief(particles, most_players=players)
     belief.hear(game.hand_started())
     rng = random.Random(seed)
     brng = random.Random(seed + 1)
     bot = BasicBot()
-    other = others if others is not None else bot
     while not game.over:
         seat = game.to_act()[0]
         view = game.view_for(seat)
         if seat == 0:
             belief.update(view, brng)
             check(game, view, belief)
-        player = bot if seat == 0 else other
-        for event in game.apply(player.choose(view, game.legal_actions(seat), rng)):
+        for event in game.apply(bot.choose(view, game.legal_actions(seat), rng)):
             belief.hear(event.for_seat(0))
 
 
@@ -187,66 +183,3 @@ def test_a_snapshot_deals_the_worlds_the_belief_deals() -> None:
 
     _followed_game("arena", 2, 23, 16, same)
     assert len(checked) > 5
-
-
-def _trust(others: Bot | None, seed: int) -> tuple[list[float], list[tuple[int, list[float]]]]:
-    """Seat 0's trust in its readings of seat 1 at the game's end, and at each decision (with
-    the hand's index), seat 1 playing as ``others``."""
-    seen: list[tuple[int, list[float]]] = []
-
-    def note(game: Game, view: SeatView, belief: HandBelief) -> None:
-        seen.append((view.hand_index, list(belief.trust.get(1, PRIOR))))
-
-    _followed_game("arena", 2, seed, 64, note, others)
-    return seen[-1][1], seen
-
-
-def test_the_belief_trusts_the_reading_that_foretells_the_player() -> None:
-    """Against the basic player the basic reading gains trust; against a player that moves at
-    random it loses it to the readings that expect less of the hand."""
-    basic, _ = _trust(None, 31)
-    assert basic[0] > PRIOR[0] and basic[0] == max(basic), basic
-    wild, _ = _trust(RandomBot(), 31)
-    assert wild[0] < PRIOR[0] / 5 and wild[0] < max(wild[1:]), wild
-
-
-def test_the_trust_carries_over_the_hands_and_starts_again_each_game() -> None:
-    _, seen = _trust(None, 32)
-    firsts = [i for i in range(1, len(seen)) if seen[i][0] != seen[i - 1][0]]
-    assert firsts, "the game should have more than one hand"
-    for i in firsts:  # a new hand's first decision: the trust the last hand left
-        assert seen[i][1] == seen[i - 1][1] != list(PRIOR)
-    belief = HandBelief(8)
-    belief.trust = {1: [0.9, 0.05, 0.05]}
-    game = Game(RuleSet.preset("arena"), 2, seed=3)
-    belief.hear(game.hand_started())  # the first hand of a game: a new game
-    assert belief.trust == {}
-
-
-def test_two_readings_alike_weigh_as_one() -> None:
-    """The mixing of readings by trust changes nothing where they agree: a belief of two equal
-    readings holds the guesses and weights of one given that reading alone (the same generator),
-    and its trust does not move."""
-    game = Game(RuleSet.preset("arena"), 2, seed=41)
-    alone = HandBelief(32, models=[(0.1, 0.15)], prior=[1.0])
-    mixed = HandBelief(32, models=[(0.1, 0.15), (0.1, 0.15)], prior=[1.0, 1.0])
-    for b in (alone, mixed):
-        b.hear(game.hand_started())
-    bot, rng = BasicBot(), random.Random(41)
-    ra, rm = random.Random(1), random.Random(1)
-    compared = 0
-    while not game.over and game.hand_index == 0:
-        seat = game.to_act()[0]
-        view = game.view_for(seat)
-        if seat == 0:
-            alone.update(view, ra)
-            mixed.update(view, rm)
-            assert alone.guesses == mixed.guesses
-            for a, m in zip(alone.weights.get(1, []), mixed.weights.get(1, []), strict=True):
-                assert abs(a - m) <= 1e-12 * max(abs(a), 1e-300)
-            assert mixed.trust.get(1, [0.5, 0.5]) == [0.5, 0.5]
-            compared += 1
-        for event in game.apply(bot.choose(view, game.legal_actions(seat), rng)):
-            for b in (alone, mixed):
-                b.hear(event.for_seat(0))
-    assert compared > 5

@@ -20,8 +20,7 @@ How each event moves the guesses of the seat that made it:
 - a card drawn from the stock: each guess draws one of the cards still unseen (the stock, as
   this seat knows it, is what no hand of the guess holds);
 - the top discard let go (drawn from the stock instead, or passed in a buy round): a guess in
-  which that seat would have wanted it weighs ``SLIP`` against ``1 - SLIP`` for one in which it
-  would not;
+  which that seat would have wanted it weighs ``SLIP`` as much as one in which it would not;
 - a card taken or bought: a guess that would have wanted it weighs ``1 - SLIP``, else ``SLIP``;
   the card is known to be in that hand from then on (the view's ``known``);
 - a discard: a guess without that card is made to hold it (one of its unseen cards was that
@@ -30,15 +29,6 @@ How each event moves the guesses of the seat that made it:
   an expert's, is unlikely rather than impossible);
 - going down: that seat's hand is on the table, no longer guessed (worlds deal its few cards
   at random as before).
-
-*Readings* (``MODELS``): how sharply a discard speaks (``SHARPNESS``) and how often a player
-slips from the basic test (``SLIP``): the basic player's own, a looser one, and none (every move
-as likely whatever the hand). Each move weighs a guess by the readings' likelihoods mixed by
-their *trust* in that seat, and moves the trust by how well each reading foretold the move over
-the guesses (a Bayes factor): against a player that plays as the basic one the belief reads it
-sharply, against one that does not (a searching player, a person with other habits) it leans to
-the random deal it would otherwise have been misled away from. The trust is kept over the
-game's hands and starts again at a new game.
 
 At each update the guesses are brought back within what the seat sees now (cards since seen
 elsewhere taken out, the hand's size as the view says). The first update of a hand starts
@@ -71,12 +61,6 @@ PARTICLES = 512  # guesses per followed seat (256 played no better than random d
 MOST_PLAYERS = 2
 SHARPNESS = 0.1  # how sharply a discard says the thrower kept its other cards (0: not at all)
 SLIP = 0.15  # the weight of a guess whose seat would have taken a card it let go, and so on
-# the readings of another player a belief weighs against each other by how well each foretold
-# that player's moves this game, (sharpness, slip) each: the basic player's, a looser one, and
-# none at all (every move as likely whatever the hand: the worlds of a random deal)
-MODELS: tuple[tuple[float, float], ...] = ((SHARPNESS, SLIP), (0.03, 0.3), (0.0, 0.5))
-PRIOR: tuple[float, ...] = (0.85, 0.1, 0.05)  # (0.6, 0.25, 0.15): 6% further from basic hands
-FLOOR = 0.01  # the least trust a reading keeps (a player may change its ways)
 WANT = 1.6  # the basic player's thresholds for taking and for buying a card (``BasicBot``)
 BUY_WANT = 2.4
 
@@ -85,19 +69,11 @@ class HandBelief:
     """One seat's belief of the other hands (module docstring). ``hear`` may be called from
     another thread than ``update`` and ``sample`` (a host's loop while the bot thinks)."""
 
-    def __init__(self, particles: int = PARTICLES, most_players: int = MOST_PLAYERS,
-                 models: Sequence[tuple[float, float]] = MODELS,
-                 prior: Sequence[float] = PRIOR) -> None:
+    def __init__(self, particles: int = PARTICLES, most_players: int = MOST_PLAYERS) -> None:
         if particles < 1:
             raise ValueError(f"a belief needs at least one guess, not {particles}")
-        if len(models) != len(prior) or not models or min(prior) <= 0:
-            raise ValueError("a belief needs one positive prior weight for each reading")
         self.particles = particles
         self.most_players = most_players
-        self.models = tuple(models)
-        self.prior = tuple(p / sum(prior) for p in prior)
-        # per followed seat, this game: how far each reading of ``models`` is trusted
-        self.trust: dict[int, list[float]] = {}
         self.idle = False  # a hand at a larger table: nothing noted until the next hand
         self.queue: deque[Event] = deque()
         self.seat = -1
@@ -112,8 +88,6 @@ class HandBelief:
     # ---- hearing and updating --------------------------------------------------------------
     def hear(self, event: Event) -> None:
         if isinstance(event, HandStarted):
-            if event.hand_number == 1:
-                self.trust = {}  # a new game: the other players are read afresh
             self.idle = len(event.contract) > self.most_players
             if self.idle:
                 self.queue.clear()
@@ -182,7 +156,7 @@ class HandBelief:
             followed = event.seat in self.guesses
             if followed and offer is not None and offer[0] != event.seat \
                     and not event.after_buys:
-                self._weigh(event.seat, offer[1], view, WANT, False)
+                self._weigh(event.seat, offer[1], view, WANT, SLIP, 1.0 - SLIP)
             if not followed or (event.buy_round and not event.after_buys):
                 return  # (after a buy round the card comes with a second event)
             for guess in self.guesses[event.seat]:
@@ -194,7 +168,7 @@ class HandBelief:
             if event.seat not in self.guesses:
                 return
             threshold = WANT if isinstance(event, Took) else BUY_WANT
-            self._weigh(event.seat, taken[-1], view, threshold, True)
+            self._weigh(event.seat, taken[-1], view, threshold, 1.0 - SLIP, SLIP)
             self.known.setdefault(event.seat, []).extend(taken)
             if isinstance(event, Bought):
                 for guess in self.guesses[event.seat]:
@@ -204,62 +178,39 @@ class HandBelief:
         if isinstance(event, Passed):
             if event.card is not None and event.seat in self.guesses:
                 threshold = BUY_WANT if event.on == "buy" else WANT
-                self._weigh(event.seat, event.card, view, threshold, False)
+                self._weigh(event.seat, event.card, view, threshold, SLIP, 1.0 - SLIP)
             return
         if isinstance(event, WentDown):
             self.guesses.pop(event.seat, None)
             self.weights.pop(event.seat, None)
 
-    def _weigh(self, seat: int, card: Card, view: SeatView, threshold: float,
-               took: bool) -> None:
-        """Each guess weighed by how likely its seat was to take ``card`` (``took``) or let it
-        go: the basic player's test at ``threshold`` kept with one minus each reading's slip."""
+    def _weigh(self, seat: int, card: Card, view: SeatView, threshold: float, wanted: float,
+               unwanted: float) -> None:
+        """Each guess's weight times ``wanted`` if its seat would have wanted ``card`` (the
+        basic player's test at ``threshold``), else times ``unwanted``."""
         known = self.known.get(seat, [])
         contract, rules, melds = view.contract[seat], view.ruleset, view.melds
-        fits = [wants([*known, *guess], card, contract, rules, melds, threshold) == took
-                for guess in self.guesses[seat]]
-        self._judge(seat, [[1.0 - slip if f else slip for _, slip in self.models]
-                           for f in fits])
+        weights = self.weights[seat]
+        for i, guess in enumerate(self.guesses[seat]):
+            w = wants([*known, *guess], card, contract, rules, melds, threshold)
+            weights[i] *= wanted if w else unwanted
 
     def _discarded(self, seat: int, card: Card, view: SeatView, rng: random.Random) -> None:
-        """Each guess made to hold ``card`` and weighed by how likely its seat was to throw it:
-        ``exp(-sharpness x keep)`` over the hand's cards, lowest keep first, per reading."""
         known = self.known.get(seat, [])
         contract, rules, melds = view.contract[seat], view.ruleset, view.melds
+        weights = self.weights[seat]
         from_known = card in known
-        likes: list[list[float]] = []
-        for guess in self.guesses[seat]:
+        for i, guess in enumerate(self.guesses[seat]):
             if not from_known and card not in guess and guess:
                 guess[rng.randrange(len(guess))] = card
             keep = fast_keep_values([*known, *guess], contract, rules, False, melds)
             low = min(keep.values())
-            likes.append([math.exp(-sharp * (keep[card] - low))
-                          / sum(math.exp(-sharp * (v - low)) for v in keep.values())
-                          for sharp, _ in self.models])
+            total = sum(math.exp(-SHARPNESS * (v - low)) for v in keep.values())
+            weights[i] *= math.exp(-SHARPNESS * (keep[card] - low)) / total
             if not from_known and card in guess:
                 guess.remove(card)
         if from_known:
             known.remove(card)
-        self._judge(seat, likes)
-
-    def _judge(self, seat: int, likes: list[list[float]]) -> None:
-        """Weigh ``seat``'s guesses by ``likes`` (per guess, the move's likelihood under each
-        reading) mixed by the readings' trust, and move the trust by how well each reading
-        foretold the move over the guesses as they stood (a Bayes factor)."""
-        trust = self.trust.setdefault(seat, list(self.prior))
-        weights = self.weights[seat]
-        total = sum(weights)
-        if not total > 0.0:  # (every weight spent: the guesses start level again)
-            weights[:] = [1.0] * len(weights)
-            total = float(len(weights))
-        foretold = [sum(w * like[h] for w, like in zip(weights, likes, strict=True)) / total
-                    for h in range(len(trust))]
-        for i, like in enumerate(likes):
-            weights[i] *= sum(t * x for t, x in zip(trust, like, strict=True))
-        moved = [t * f for t, f in zip(trust, foretold, strict=True)]
-        if sum(moved) > 0.0:
-            moved = [max(m / sum(moved), FLOOR) for m in moved]
-            trust[:] = [m / sum(moved) for m in moved]
 
     def _fit(self, view: SeatView, pool: Counter[Card], cards: list[Card],
              rng: random.Random) -> None:

@@ -48,11 +48,11 @@ def followed(players: int, seats: Iterable[int]) -> dict[int, HandBelief]:
     return {s: HandBelief() for s in sorted(set(seats)) if 0 <= s < players}
 
 
-def recall(rec: dict[str, Any], beliefs: dict[int, HandBelief], game: Game | None = None
-           ) -> Iterator[Moment]:
+def recall(rec: dict[str, Any], beliefs: dict[int, HandBelief], game: Game | None = None,
+           from_hand: int = 0) -> Iterator[Moment]:
     """Replay ``rec`` (on ``game``, default ``new_game_from_record``), telling ``beliefs`` (by
-    seat) what their seats heard and updating each at its seat's actions (every hand's: a
-    belief's trust in its readings of the other player is kept over the game).
+    seat) what their seats heard and updating each at its seat's actions; ``from_hand``: no
+    update before that hand (its index), whose guesses a new hand drops anyway.
     ``record.ReplayError`` at an action that is not one or is illegal."""
     if game is None:
         game = new_game_from_record(rec)
@@ -67,7 +67,7 @@ def recall(rec: dict[str, Any], beliefs: dict[int, HandBelief], game: Game | Non
     for i, obj in enumerate(rec.get("actions", [])):
         action = Action.from_json(obj)
         belief = beliefs.get(action.player)
-        if belief is not None:
+        if belief is not None and game.hand_index >= from_hand:
             _update(belief, game, action.player, i)
         yield Moment(i, action)
         tell(next(it).events)
@@ -79,14 +79,15 @@ def _update(belief: HandBelief, game: Game, seat: int, index: int) -> None:
 
 
 def belief_now(rec: dict[str, Any], seat: int) -> HandBelief | None:
-    """``seat``'s belief at the end of ``rec``, followed from the game's first deal (its trust
-    in each reading of the other player, its hand in progress), ready for the seat's next
-    decision; None where the belief does not follow the table."""
+    """``seat``'s belief at the end of ``rec``, its hand in progress followed from the deal,
+    ready for the seat's next decision; None where the belief does not follow the table."""
     game = new_game_from_record(rec)
     beliefs = followed(game.n, [seat])
     if seat not in beliefs:
         return None
-    for _ in recall(rec, beliefs, game):  # (every hand: the trust in each reading carries)
+    for _ in steps(rec, game):  # (the engine alone: which hand is in progress)
+        pass
+    for _ in recall(rec, beliefs, from_hand=game.hand_index):
         pass
     if not game.over:  # updated for the next action as ``recall`` updates it for each
         _update(beliefs[seat], game, seat, len(rec.get("actions", [])))
