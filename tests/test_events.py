@@ -10,8 +10,10 @@ event names its kind; a hand's end is told exactly when the score sheet grows.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -39,6 +41,7 @@ from liverpool.engine.events import (
     Swapped,
     Took,
     WentDown,
+    event_from_json,
 )
 from liverpool.randomplay import random_action
 from liverpool.rules import PRESET_NAMES, RuleSet
@@ -124,6 +127,16 @@ class Follower:
         assert self.melds == list(v.melds), f"{where}: the melds seen by seat {self.seat}"
 
 
+def reads_back(e: Event, rules: RuleSet) -> None:
+    """The event read back from its JSON (as a protocol bot reads it) is the same event: the
+    same value, or for a hand's end (whose JSON shows each hand sorted) the same JSON."""
+    obj = json.loads(json.dumps(e.to_json()))
+    back = event_from_json(obj, rules)
+    assert back.to_json() == obj
+    if not isinstance(e, HandEnded):
+        assert back == e
+
+
 def follow_game(rules: RuleSet, players: int, seed: int, max_actions: int = 3000) -> int:
     game = Game(rules, players, seed=seed)
     rng = random.Random(seed)
@@ -144,6 +157,7 @@ def follow_game(rules: RuleSet, players: int, seed: int, max_actions: int = 3000
         for f in followers:
             for e in events:
                 seen = e.for_seat(f.seat)
+                reads_back(seen, rules)
                 f.see(seen, game)
             if not game.over:
                 f.check(game, f"action {steps} ({a})")
@@ -180,3 +194,64 @@ def test_a_stock_card_is_hidden_from_others() -> None:
     # the buy round, if any, ends before the card comes; otherwise the draw carries it
     if game.phase.value != "buy":
         assert cards and cards[0] in game.hands[seat]
+
+
+def test_every_kind_of_event_reads_back() -> None:
+    """The games above meet every kind; a cut (only some rule sets deal with one) and a call
+    of each mode read back too."""
+    rules = RuleSet.preset("standard")
+    seen = [Cut(1, 3, 0), Cut(1, None, 20), Called(0, parse_card("5H"), "take_back", 2,
+                                                   penalty_card=parse_card("KS")),
+            Called(0, parse_card("5H"), "points", 2, points=10), Gave(1, parse_card("JK"), 0)]
+    for e in seen:
+        reads_back(e, rules)
+
+
+@pytest.mark.parametrize("obj,words", [
+    ([], "a JSON object"),
+    ({"seat": 0}, "unknown event None"),
+    ({"type": "shuffled"}, "unknown event 'shuffled'"),
+    ({"type": "took", "seat": 0}, "a card must be written as text"),
+    ({"type": "took", "seat": "0", "card": "5H"}, "\"seat\" must be a whole number"),
+    ({"type": "took", "seat": True, "card": "5H"}, "\"seat\" must be a whole number"),
+    ({"type": "took", "seat": 0, "card": "5X"}, "5X"),
+    ({"type": "discarded", "seat": 0, "card": "5H", "out": 1}, "\"out\" must be true or false"),
+    ({"type": "drew", "seat": 0, "card": None, "buy_round": [1, "2"], "after_buys": False},
+     "a list of whole numbers"),
+    ({"type": "passed", "seat": 0, "on": "sale", "card": None}, "\"buy\" or \"call\""),
+    ({"type": "went_down", "seat": 0, "melds": {"a": 1}, "first": 0}, "a list of melds"),
+    ({"type": "went_down", "seat": 0, "melds": [{"owner": 0}], "first": 0}, "meld"),
+    ({"type": "hand_started", "hand_number": 1, "dealer": 0, "contract": [[2, 0]],
+      "upcard": None, "stock_size": 50}, "a contract is a JSON object"),
+    ({"type": "hand_ended", "hands": "AS"}, "a list of lists"),
+])
+def test_an_event_that_is_not_one_is_refused(obj: object, words: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(words)):
+        event_from_json(obj, RuleSet.preset("standard"))
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 60) | st.text(max_size=4)
+                     | st.sampled_from(["5H", "JK", "buy", "call"]),
+                     lambda inner: st.lists(inner, max_size=3)
+                     | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_a_damaged_event_reads_or_is_refused_with_a_reason(data: st.DataObject) -> None:
+    """Any field of a real event's JSON replaced by any JSON value, or dropped: it reads back
+    as an event or is refused with a ``ValueError``, nothing else."""
+    rules = RuleSet.preset("house")
+    game = Game(rules, 3, seed=data.draw(st.integers(0, 50)))
+    rng = random.Random(0)
+    events: list[Event] = [game.hand_started()]
+    while len(events) < 40 and not game.over:
+        events += game.apply(random_action(game, rng))
+    obj = data.draw(st.sampled_from(events)).to_json()
+    key = data.draw(st.sampled_from(sorted(obj)))
+    if data.draw(st.booleans()):
+        del obj[key]
+    else:
+        obj[key] = data.draw(_JSON)
+    with contextlib.suppress(ValueError):
+        event_from_json(obj, rules)

@@ -21,10 +21,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..actions import Action
-from ..cards import Card, card_str, sorted_cards
+from ..cards import Card, card_str, parse_card, sorted_cards
 from ..frozen import reduce_frozen
 from ..melds import Meld
-from ..rules import Contract
+from ..rules import Contract, RuleSet
 from .state import HandEnd, Phase
 from .turns import Table  # a game's state and turn machinery, which its events are read from
 
@@ -400,6 +400,162 @@ EVENT_KINDS: dict[str, type[Event]] = {
     "game_ended": GameEnded}
 
 
+# ---- the JSON form read back ------------------------------------------------------------------
+
+def event_from_json(obj: Any, rules: RuleSet) -> Event:
+    """The event whose JSON form (``to_json``) is ``obj``, its melds read under ``rules`` (a
+    bot told its host's events, docs/bot-protocol.md). ``ValueError`` naming what is wrong for
+    anything else: an unknown kind, a missing field, a field of the wrong type or a card that
+    is none. A hand's end reads back with each hand sorted, as its JSON shows them."""
+    if not isinstance(obj, dict):
+        raise ValueError(f"an event is a JSON object, not {type(obj).__name__}")
+    kind = obj.get("type")
+    if not isinstance(kind, str) or kind not in EVENT_KINDS:
+        raise ValueError(f"unknown event {kind!r}: one of {', '.join(EVENT_KINDS)}")
+    try:
+        return _read_event(kind, _Fields(obj, kind), rules)
+    except (KeyError, TypeError, AttributeError, IndexError) as e:
+        what = f"no field {e}" if isinstance(e, KeyError) else str(e)
+        raise ValueError(f"not a {kind} event: {what}") from None
+
+
+class _Fields:
+    """An event's JSON fields, each read as the type it must be (``ValueError`` otherwise)."""
+
+    def __init__(self, obj: dict[str, Any], kind: str) -> None:
+        self.obj = obj
+        self.kind = kind
+
+    def _bad(self, key: str, what: str) -> ValueError:
+        return ValueError(f"{self.kind}: \"{key}\" must be {what}, not {self.obj.get(key)!r}")
+
+    def whole(self, key: str, default: int | None = None) -> int:
+        v = self.obj.get(key, default)
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise self._bad(key, "a whole number")
+        return v
+
+    def opt_whole(self, key: str) -> int | None:
+        return None if self.obj.get(key) is None else self.whole(key)
+
+    def wholes(self, key: str) -> tuple[int, ...]:
+        v = self.obj.get(key)
+        if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool)
+                                              for x in v):
+            raise self._bad(key, "a list of whole numbers")
+        return tuple(v)
+
+    def flag(self, key: str, default: bool | None = None) -> bool:
+        v = self.obj.get(key, default)
+        if not isinstance(v, bool):
+            raise self._bad(key, "true or false")
+        return v
+
+    def flags(self, key: str) -> tuple[bool, ...]:
+        v = self.obj.get(key)
+        if not isinstance(v, list) or not all(isinstance(x, bool) for x in v):
+            raise self._bad(key, "a list of true or false")
+        return tuple(v)
+
+    def text(self, key: str) -> str:
+        v = self.obj.get(key)
+        if not isinstance(v, str):
+            raise self._bad(key, "text")
+        return v
+
+    def card(self, key: str) -> Card:
+        return parse_card(self.obj.get(key))
+
+    def opt_card(self, key: str) -> Card | None:
+        return None if self.obj.get(key) is None else self.card(key)
+
+    def cards(self, key: str) -> tuple[Card, ...]:
+        v = self.obj.get(key)
+        if not isinstance(v, list):
+            raise self._bad(key, "a list of cards")
+        return tuple(parse_card(c) for c in v)
+
+    def opt_cards(self, key: str) -> tuple[Card, ...] | None:
+        return None if self.obj.get(key) is None else self.cards(key)
+
+    def meld(self, key: str, rules: RuleSet) -> Meld:
+        return Meld.from_json(self.obj.get(key), rules)
+
+    def melds(self, key: str, rules: RuleSet) -> tuple[Meld, ...]:
+        v = self.obj.get(key)
+        if not isinstance(v, list):
+            raise self._bad(key, "a list of melds")
+        return tuple(Meld.from_json(m, rules) for m in v)
+
+
+def _contract(obj: Any) -> Contract:
+    if not isinstance(obj, dict):
+        raise ValueError(f"a contract is a JSON object, not {obj!r}")
+    f = _Fields(obj, "contract")
+    return Contract(f.whole("sets"), f.whole("runs"), f.opt_whole("set_size"),
+                    f.opt_whole("run_size"))
+
+
+def _read_event(kind: str, f: _Fields, rules: RuleSet) -> Event:
+    seat = f.whole("seat") if kind not in ("reshuffled", "hand_ended", "hand_started",
+                                         "game_ended") else -1
+    if kind == "cut":
+        return Cut(seat, f.opt_whole("count"), f.whole("bonus"))
+    if kind == "drew":
+        return Drew(seat, f.opt_card("card"), f.wholes("buy_round"), f.flag("after_buys"))
+    if kind == "skipped_draw":
+        return SkippedDraw(seat, f.wholes("buy_round"))
+    if kind == "took":
+        return Took(seat, f.card("card"))
+    if kind == "bought":
+        return Bought(seat, f.cards("cards"), f.whole("penalty"), f.opt_cards("penalty_cards"))
+    if kind == "passed":
+        on = f.text("on")
+        if on not in ("buy", "call"):
+            raise ValueError(f"passed: \"on\" is \"buy\" or \"call\", not {on!r}")
+        return Passed(seat, on, f.opt_card("card"))
+    if kind == "went_down":
+        return WentDown(seat, f.melds("melds", rules), f.whole("first"))
+    if kind == "laid_off":
+        return LaidOff(seat, f.card("card"), f.whole("meld"), f.whole("owner"),
+                       f.meld("result", rules))
+    if kind == "swapped":
+        return Swapped(seat, f.card("card"), f.card("wild"), f.whole("meld"), f.whole("owner"),
+                       f.meld("result", rules))
+    if kind == "borrowed":
+        return Borrowed(seat, f.card("card"), f.whole("meld"), f.meld("result", rules),
+                        f.meld("new_meld", rules), f.whole("new_index"))
+    if kind == "discarded":
+        return Discarded(seat, f.card("card"), f.flag("out"))
+    if kind == "called":
+        result = None if f.obj.get("result") is None else f.meld("result", rules)
+        return Called(seat, f.card("card"), f.text("mode"), f.whole("to"), f.opt_whole("meld"),
+                      result, f.opt_card("penalty_card"), f.whole("points", 0))
+    if kind == "gave":
+        return Gave(seat, f.card("card"), f.whole("to"))
+    if kind == "reshuffled":
+        return Reshuffled(f.whole("stock_size"))
+    if kind == "hand_started":
+        contract = f.obj.get("contract")
+        if not isinstance(contract, list):
+            raise ValueError(f"hand_started: \"contract\" must be a list, not {contract!r}")
+        return HandStarted(f.whole("hand_number"), f.whole("dealer"),
+                           tuple(_contract(c) for c in contract), f.opt_card("upcard"),
+                           f.whole("stock_size"))
+    if kind == "game_ended":
+        return GameEnded(f.wholes("totals"), f.wholes("winners"), f.whole("hands_played"))
+    hands = f.obj.get("hands")
+    if not isinstance(hands, list) or not all(isinstance(h, list) for h in hands):
+        raise ValueError(f"hand_ended: \"hands\" must be a list of lists, not {hands!r}")
+    n = len(hands)
+    went_out = set(f.wholes("went_out"))
+    end = HandEnd(f.whole("hand_number"), f.whole("dealer"),
+                  tuple(tuple(parse_card(c) for c in h) for h in hands),
+                  f.melds("melds", rules), f.opt_cards("discard") or (), f.whole("stock_size"),
+                  f.flags("down"), f.wholes("buys"), tuple(s in went_out for s in range(n)))
+    return HandEnded(end, f.wholes("points"), f.wholes("totals"), rules.deuces_wild)
+
+
 # ---- what happened: worked out by the engine from what it noted just before ----------------
 
 @dataclass(slots=True)
@@ -532,4 +688,4 @@ def happened(g: Table, a: Action, b: Before) -> tuple[Event, ...]:
 __all__ = ["EVENT_KINDS", "Before", "Borrowed", "Bought", "Called", "Cut", "Discarded", "Drew",
            "Event", "GameEnded", "Gave", "HandEnded", "HandStarted", "LaidOff", "Passed",
            "Reshuffled", "SeatEvent", "SkippedDraw", "Swapped", "Took", "WentDown", "before",
-           "hand_started", "happened"]
+           "event_from_json", "hand_started", "happened"]
