@@ -14,6 +14,7 @@ from typing import Any
 
 from liverpool.actions import _FIELDS, ACTION_TYPES, Action
 from liverpool.engine import Game, Phase, SeatView
+from liverpool.engine.events import event_from_json
 from liverpool.engine.game import ACTIONS_BY_PHASE
 from liverpool.rules import KNOBS, RuleSet
 
@@ -21,8 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "bot-protocol.md"
 EXTERNAL = ROOT / "src" / "liverpool" / "bots" / "external.py"
 
-HOST_MESSAGES = {"hello", "game_start", "hand_start", "decide", "hand_end", "game_end", "error",
-                 "quit"}
+HOST_MESSAGES = {"hello", "game_start", "hand_start", "event", "decide", "hand_end", "game_end",
+                 "error", "quit"}
 BOT_MESSAGES = {"hello", "action"}
 TRIMMED = "..."
 
@@ -112,6 +113,14 @@ def test_every_json_block_parses_and_holds_known_messages_or_actions() -> None:
             kind = value.get("type")
             assert kind in HOST_MESSAGES | BOT_MESSAGES | set(ACTION_TYPES) or "kind" in value, \
                 f"an example of unknown type: {value}"
+
+
+def test_every_event_in_the_page_reads_back_as_the_engines() -> None:
+    told = [v["event"] for block in json_blocks(page()) for v in block
+            if v.get("type") == "event"]
+    assert len(told) >= 2
+    for obj in told:
+        assert event_from_json(obj, RuleSet.preset("standard")).to_json() == obj
 
 
 def test_every_action_in_the_page_is_accepted_by_from_json() -> None:

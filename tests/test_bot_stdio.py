@@ -32,11 +32,11 @@ from hypothesis import strategies as st
 
 from liverpool.actions import Action
 from liverpool.bots import make_bot
+from liverpool.bots.base import bot_observe
 from liverpool.bots.external import (
     bot_seed,
     decide_message,
     game_start_event,
-    hand_start_event,
 )
 from liverpool.bots.stdio import rules_from_event, serve_bot
 from liverpool.cards import parse_cards
@@ -222,9 +222,11 @@ def served_game(level: str, rules: RuleSet, players: int, seed: int) -> Game:
         assert hello["type"] == "hello" and hello["protocol"] == 1
         assert hello["name"].startswith(f"liverpool {level} (")
 
-    def tell(event: dict[str, Any]) -> None:
-        for bot in bots:
-            bot.send(event)
+    def tell(events: tuple[Event, ...] | list[Event]) -> None:
+        """Each seat's messages for the engine's ``events``, as a host writes them."""
+        for seat, bot in enumerate(bots):
+            for told in protocol_events(events, seat):
+                bot.send(as_written(told))
 
     def choose(game: Game, seat: int, legal: list[Action]) -> Action:
         decisions[seat] += 1
@@ -236,15 +238,11 @@ def served_game(level: str, rules: RuleSet, players: int, seed: int) -> Game:
         assert action in legal, f"seat {seat} answered {answer} outside the legal actions"
         return action
 
-    def after(events: tuple[Event, ...]) -> None:
-        for told in protocol_events(events):  # a hand's end, the next hand's start, the end
-            tell(told)
-
     game = Game(rules, players, seed=seed)
     for seat, bot in enumerate(bots):
         bot.send(game_start_event(game, seat))
-    tell(hand_start_event(game.hand_started()))
-    host_game(game, choose, after)
+    tell([game.hand_started()])
+    host_game(game, choose, tell)
     for seat, bot in enumerate(bots):
         assert bot.end({"type": "quit"}) == 0
         assert bot.silent(), "the bot wrote more than its answers"
@@ -253,12 +251,28 @@ def served_game(level: str, rules: RuleSet, players: int, seed: int) -> Game:
     return game
 
 
+def as_written(message: dict[str, Any]) -> dict[str, Any]:
+    """A protocol message as the host writes it: an ``event``'s engine value in its JSON form."""
+    if message["type"] == "event":
+        return {"type": "event", "event": message["event"].to_json()}
+    return message
+
+
 def built_in_game(level: str, rules: RuleSet, players: int, seed: int) -> Game:
-    """The same game with the built-in bots, each seeded as game_start seeds the served one."""
+    """The same game with the built-in bots, each seeded as game_start seeds the served one
+    and told the engine's events as a match tells them."""
     bots = [make_bot(level) for _ in range(players)]
     rngs = [random.Random(bot_seed(seed, s)) for s in range(players)]
-    return host_game(Game(rules, players, seed=seed),
-                     lambda g, s, legal: bots[s].choose(g.view_for(s), legal, rngs[s]))
+
+    def tell(events: tuple[Event, ...] | list[Event]) -> None:
+        for s, bot in enumerate(bots):
+            for e in events:
+                bot_observe(bot, e.for_seat(s))
+
+    game = Game(rules, players, seed=seed)
+    tell([game.hand_started()])
+    return host_game(game, lambda g, s, legal: bots[s].choose(g.view_for(s), legal, rngs[s]),
+                     tell)
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
@@ -280,6 +294,33 @@ def test_served_expert_plays_as_the_built_in_one() -> None:
     rules = RuleSet.preset("arena", {"hands": [1, 2]})
     served = served_game("expert:2it", rules, 3, 42)
     assert served.actions == built_in_game("expert:2it", rules, 3, 42).actions
+
+
+def test_served_expert_follows_the_other_hand_as_the_built_in_one() -> None:
+    """At a table of two the expert reads the other hand from the engine's events (its
+    belief): served over the protocol, told the events as a host writes them, it plays the
+    built-in expert's game, told them by a match."""
+    rules = RuleSet.preset("arena", {"hands": [1, 2]})
+    served = served_game("expert:2it", rules, 2, 43)
+    assert served.actions == built_in_game("expert:2it", rules, 2, 43).actions
+
+
+def test_a_served_bot_reports_an_event_it_cannot_read() -> None:
+    bot = ServedBot("expert:2it")
+    game = Game(RULES["arena"], 2, seed=3)
+    bot.send({"type": "event", "event": game.hand_started().to_json()})  # no game_start yet
+    bot.send({"type": "event", "event": game.hand_started().to_json()})
+    bot.send(game_start_event(game, 0))
+    bot.send({"type": "event", "event": {"type": "took", "seat": 1, "card": "ZZ"}})
+    bot.send({"type": "event", "event": "drew"})
+    bot.send({"type": "event", "event": game.hand_started().to_json()})
+    assert bot.end() == 0
+    assert bot.silent()
+    log = bot.stderr.getvalue().strip().splitlines()
+    assert len(log) == 3, log  # the first of the events before a game_start, then each bad one
+    assert "events before a game_start" in log[0]
+    assert "line 4: cannot read the event" in log[1] and "ZZ" in log[1]
+    assert "line 5: cannot read the event" in log[2]
 
 
 @pytest.mark.parametrize("level", ["level:2", "level:6"])

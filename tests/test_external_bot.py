@@ -40,6 +40,7 @@ from liverpool.cards import card_str, parse_card
 from liverpool.engine import Event, Game
 from liverpool.engine.events import GameEnded
 from liverpool.events import protocol_events
+from liverpool.match import Match
 from liverpool.record import replay
 from liverpool.rules import PRESET_NAMES, RuleSet
 from liverpool.simulate import play_game, run_local, specs_for
@@ -369,6 +370,34 @@ def test_events_reach_the_bot_once_each(tmp_path: Path, monkeypatch: pytest.Monk
     assert ends[-1]["totals"] == list(game.totals)
     assert messages[-2] == {"type": "game_end", "totals": list(game.totals),
                             "winners": list(game.winners), "hands": 3}
+
+
+def test_the_engine_events_reach_the_bot_as_its_seat_sees_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A match tells an external bot every engine event as its seat may see it (``event``, its
+    JSON form), in the engine's order among the hand and game messages; an interface that puts
+    anything but an engine event in an ``event`` message is refused."""
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv("BOT_LOG", str(log))
+    ext = make_bot(bot("fair.py"))
+    heard: list[Event] = []
+    game = Game(RuleSet.preset("standard", {"hands": [1, 2]}), 3, seed=12)
+    try:
+        Match(game, [ext, BasicBot(), BasicBot()], listener=heard.append).run()
+        with pytest.raises(ValueError, match="holds an engine event"):
+            bot_event(ext, {"type": "event", "event": {"type": "took", "seat": 1, "card": "AS"}})
+    finally:
+        close_bot(ext)
+    assert isinstance(ext, ExternalBot) and ext.incidents == []
+    messages = [json.loads(x) for x in log.read_text().splitlines()]
+    told = [m["event"] for m in messages if m["type"] == "event"]
+    assert told == [e.for_seat(0).to_json() for e in heard]
+    assert any(e["type"] == "drew" and e["seat"] != 0 and e["card"] is None for e in told)
+    # a hand's end is told as an event, then in the protocol's words
+    kinds = [m["event"]["type"] if m["type"] == "event" else m["type"] for m in messages
+             if m["type"] != "decide"]
+    first_end = kinds.index("hand_ended")
+    assert kinds[first_end + 1:first_end + 4] == ["hand_end", "hand_started", "hand_start"]
 
 
 def test_without_events_the_bot_still_hears_of_games_and_hands(

@@ -267,16 +267,21 @@ def test_events_in_order_with_their_content() -> None:
     assert list(rows[-1].totals) == list(game.totals)
     assert last.winners == tuple(game.winners) and last.hands == 2
     # the bot heard its game_start (its own seed, not the game's), then the hand and game
-    # events in the protocol's words, never an action
+    # events in the protocol's words, never an action, and every engine event as its seat
+    # sees it, in the engine's order
     assert ears.heard[0] == game_start_event(game, 0, 4)
     assert ears.heard[0]["seed"] == bot_seed(game.seed, 0) != game.seed
-    assert ears.heard[1:] == protocol_events(heard)
-    assert [e["type"] for e in ears.heard[1:]] == ["hand_start", "hand_end", "hand_start",
-                                                   "hand_end", "game_end"]
-    assert ears.heard[-2] == hand_end_event(rows[-1]) == {
+    assert ears.heard[1:] == protocol_events(heard, 0)
+    said = [e for e in ears.heard[1:] if e["type"] != "event"]
+    assert said == protocol_events(heard)
+    assert [e["type"] for e in said] == ["hand_start", "hand_end", "hand_start", "hand_end",
+                                         "game_end"]
+    assert [e["event"] for e in ears.heard[1:] if e["type"] == "event"] \
+        == [e.for_seat(0) for e in heard]
+    assert said[-2] == hand_end_event(rows[-1]) == {
         "type": "hand_end", "hand_number": 2, "scores": list(game.scores[-1]),
         "totals": list(game.totals), "went_down": list(rows[-1].end.down)}
-    assert ears.heard[-1] == game_end_event(last) == {
+    assert said[-1] == game_end_event(last) == {
         "type": "game_end", "totals": list(game.totals), "winners": list(game.winners),
         "hands": 2}
 

@@ -3,7 +3,8 @@ listeners) besides each seat's view, in the one form of docs/bot-protocol.md; an
 generator, each bot's own seeded randomness.
 
 Domain words: *event* (a dict with ``"type"``: ``action`` for every action applied, and
-``game_start``, ``hand_start``, ``hand_end``, ``game_end``), *public facts* (events carry nothing
+``game_start``, ``hand_start``, ``hand_end``, ``game_end``; ``event`` for one of the engine's
+events as a bot's seat may see it), *public facts* (events carry nothing
 a seat's view would hide), *bot seed* and *bot generator* (``bot_rng``: seeded from the game's
 seed and the seat, hashed so that it does not reveal the deal; the one recipe every driver
 uses).
@@ -69,11 +70,16 @@ def game_end_event(e: GameEnded) -> dict[str, Any]:
             "hands": e.hands}
 
 
-def protocol_events(events: Sequence[Event]) -> list[dict[str, Any]]:
-    """The bot protocol's hand and game events among the engine's ``events`` (bots hear every
-    action through their views; these tell them a hand or the game changed)."""
+def protocol_events(events: Sequence[Event], seat: int | None = None
+                    ) -> list[dict[str, Any]]:
+    """The bot protocol's messages for the engine's ``events``: a hand's start and end and the
+    game's end (bots hear every action through their views; these tell them a hand or the game
+    changed) and, for the bot at ``seat``, each engine event as that seat may see it (``event``,
+    holding the engine's value: the bot's host writes its JSON form), in the engine's order."""
     out: list[dict[str, Any]] = []
     for e in events:
+        if seat is not None:
+            out.append({"type": "event", "event": e.for_seat(seat)})
         if isinstance(e, HandEnded):
             out.append(hand_end_event(e))
         elif isinstance(e, HandStarted):

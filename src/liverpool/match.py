@@ -155,7 +155,7 @@ class Match:
             if bot is not None:
                 self._tell_bot(s, game_start_event(self.game, s, self.index,
                                                    bot_seed(self.seed, s)))
-                for told in protocol_events(events):
+                for told in protocol_events(events, s):
                     self._tell_bot(s, told)
         self._publish(events)
         return events
@@ -333,9 +333,9 @@ class Match:
         self.window_closed = self.requests.sync(game)
         self._observe(events)
         if self.bots_hear:
-            for event in protocol_events(events):
-                for s, bot in enumerate(self.bots):
-                    if bot is not None:
+            for s, bot in enumerate(self.bots):
+                if callable(getattr(bot, "event", None)):  # (built-in bots do not listen)
+                    for event in protocol_events(events, s):
                         self._tell_bot(s, event)
         self._publish(events)
         return events

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from ..actions import Action, ActionFormatError
-from ..engine import Game, SeatView
+from ..engine import Event, Game, SeatView
 from ..events import (
     bot_seed,
     game_end_event,
@@ -63,7 +63,7 @@ MAX_LINE = 1 << 20  # one message line; longer output counts as garbage
 EXCERPT = 200  # characters of a bad answer kept in an incident
 STOP_GRACE = 1.0  # seconds a bot gets to exit after "quit" before it is killed
 
-EVENT_TYPES = ("game_start", "hand_start", "hand_end", "game_end")
+EVENT_TYPES = ("game_start", "hand_start", "event", "hand_end", "game_end")
 
 
 class BotProtocolError(Exception):
@@ -151,7 +151,13 @@ def _clean_event(event: dict[str, Any]) -> dict[str, Any]:
         if v is not None:
             out[key] = v
 
-    if kind == "game_start":
+    if kind == "event":
+        engine_event = event.get("event")
+        if not isinstance(engine_event, Event):
+            raise ValueError(f"an \"event\" message holds an engine event, not "
+                             f"{type(engine_event).__name__}")
+        out["event"] = engine_event.to_json()  # its documented JSON form and nothing else
+    elif kind == "game_start":
         for key in ("game", "seat", "seed"):
             number(key)
         players = event.get("players")
@@ -515,6 +521,8 @@ class ExternalBot:
                 if clean.get("hand_number", self._hands_ended + 1) <= self._hands_ended:
                     return
                 self._hands_ended = clean.get("hand_number", self._hands_ended + 1)
+                self._forward(clean)
+            elif kind == "event":
                 self._forward(clean)
             else:
                 self._forward(clean)

@@ -7,7 +7,9 @@ built-in bot served: ``random``, ``basic``, ``expert``, ``expert:400it``, ``expe
 *decision* (a ``decide`` message, answered by one ``action`` line).
 
 The bot rebuilds the seat's view (``SeatView.from_json``, with the rule set from
-``game_start``) and the legal actions from each ``decide`` and answers with its level's choice.
+``game_start``) and the legal actions from each ``decide`` and answers with its level's choice;
+the engine's events its host sends (``event``) are read back (``event_from_json``) and told to
+a bot that reads them, so that the expert follows the other hand as it does in process.
 Its random numbers are seeded from ``game_start``'s ``seed``, so a tournament can be repeated
 exactly. Standard output carries protocol lines only; everything else goes to standard error.
 """
@@ -24,9 +26,10 @@ from typing import Any, Protocol
 
 from ..actions import Action, ActionFormatError
 from ..engine import SeatView
+from ..engine.events import event_from_json
 from ..rules import KNOBS, PRESETS, RulesError, RuleSet
 from . import BotSpecError, make_bot
-from .base import Bot
+from .base import Bot, bot_observe
 from .external import PROTOCOL_VERSION
 
 LEVEL_NAMES = "level:1 to level:8 (or random, basic, expert), expert:400it or expert:200ms"
@@ -79,6 +82,7 @@ class _Server:
         self.rules: RuleSet | None = None
         self.rng = random.Random(0)
         self.line_no = 0
+        self.events_skipped = False
 
     def log(self, text: str) -> None:
         self.stderr.write(f"liverpool bot: {text}\n")
@@ -112,6 +116,8 @@ class _Server:
             self.game_start(msg)
         elif kind == "decide":
             self.decide(msg)
+        elif kind == "event":
+            self.engine_event(msg)
         elif kind == "error":
             self.log(f"the host reports a {msg.get('kind')} incident: {msg.get('message')}")
         elif kind == "quit":
@@ -120,6 +126,7 @@ class _Server:
         return True
 
     def game_start(self, msg: dict[str, Any]) -> None:
+        self.events_skipped = False
         seed = msg.get("seed")
         if isinstance(seed, int) and not isinstance(seed, bool):
             self.rng = random.Random(seed)
@@ -132,6 +139,25 @@ class _Server:
             self.rules = None
             self.log(f"line {self.line_no}: cannot read the rules of game_start ({e}); the "
                      f"preset named in each view is used")
+
+    def engine_event(self, msg: dict[str, Any]) -> None:
+        """One of the engine's events as this seat may see it, told to a bot that reads them
+        (``observe``: the expert's belief of the other hands); skipped, with a word, when it
+        cannot be read."""
+        if not callable(getattr(self.bot, "observe", None)):
+            return
+        if self.rules is None:
+            if not self.events_skipped:  # (said once a game: a game has many events)
+                self.log(f"line {self.line_no}: events before a game_start with readable "
+                         f"rules are skipped")
+            self.events_skipped = True
+            return
+        try:
+            event = event_from_json(msg.get("event"), self.rules)
+        except ValueError as e:
+            self.log(f"line {self.line_no}: cannot read the event ({e}); skipped")
+            return
+        bot_observe(self.bot, event)
 
     def decide(self, msg: dict[str, Any]) -> None:
         view_json = msg.get("view")

@@ -107,14 +107,13 @@ class Driver:
         if not t.play.listeners:
             await t.report_incidents()  # (a bot the start could not make, say)
             return
-        told = protocol_events(events)
         for seat, b in t.play.listeners.items():
-            said = ([game_start_event(t.play.game, seat)] if start else []) + told
-            for ev in said:
-                try:
-                    await self.think(b, bot_event, b, ev)
-                except Exception:
-                    log.exception("table %s: the bot of seat %d failed an event", t.id, seat)
+            said = ([game_start_event(t.play.game, seat)] if start else []) \
+                + protocol_events(events, seat)
+            try:  # one job in the bots' pool for what one step tells this bot
+                await self.think(b, _tell_all, b, said)
+            except Exception:
+                log.exception("table %s: the bot of seat %d failed an event", t.id, seat)
             take = getattr(b, "take_incidents", None)
             if take is not None:
                 for inc in take():
@@ -321,3 +320,9 @@ class Driver:
         await t.log.presence(seat, "left")
         t.seating.broadcast(self.msg.lobby_text())
         await self.drive()
+
+
+def _tell_all(bot: Bot, said: list[dict[str, Any]]) -> None:
+    """Each message of ``said`` to ``bot`` in order (run in the bots' pool)."""
+    for message in said:
+        bot_event(bot, message)
