@@ -72,9 +72,9 @@ class Rating:
 # 2 to 4 seats; docs/ratings-bots.md); levels 2 to 4 from the round robin in duplicate
 # ``liverpool bench ladder --games 8 --workers 2 --seed 1`` of an earlier version (448 2-player
 # games; their bots have not changed since); level 6 (the learned discard and buy) from the same
-# command's run before the borrow, levels 7 and 8 (the expert, which now borrows in house) from
-# its run on this version (docs/bots.md, "The ladder's ratings"), which put the unchanged levels
-# within the earlier intervals.
+# command's run before the borrow, levels 7 and 8 (the expert, which now reads the other hand
+# at a table of two) from its run on this version (docs/bots.md, "The ladder's ratings"), which
+# put the unchanged levels within the earlier intervals.
 # Sigma is the measurement's uncertainty, so a game against a bot moves a
 # person as far as the model says a game against a player so well known should.
 BOT_RATINGS: dict[str, Rating] = {
@@ -84,8 +84,8 @@ BOT_RATINGS: dict[str, Rating] = {
     "level:4": Rating(1353.1, 94.7),
     "level:5": Rating(1500.0, 40.0),
     "level:6": Rating(1833.0, 107.2),
-    "level:7": Rating(1842.5, 98.8),
-    "level:8": Rating(1897.9, 101.1),
+    "level:7": Rating(1819.3, 103.2),
+    "level:8": Rating(2019.2, 114.7),
 }
 
 
