@@ -29,7 +29,7 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 # The compiled core: everything a game, a random playout or a bot's playout runs through.
 CORE_MODULES = (
     "cards", "rules", "melds", "solver", "actions",
-    "engine/state", "engine/view", "engine/turns", "engine/calls", "engine/play",
+    "engine/fields", "engine/state", "engine/view", "engine/turns", "engine/calls", "engine/play",
     "engine/draw", "engine/events", "engine/game",
     "bots/base", "bots/heuristics", "bots/basic", "bots/policy", "bots/worlds", "bots/belief",
     "bots/learned",

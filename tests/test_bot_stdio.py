@@ -17,6 +17,7 @@ import io
 import json
 import queue
 import random
+import re
 import shlex
 import shutil
 import subprocess
@@ -117,6 +118,31 @@ def test_a_view_from_an_earlier_host_still_reads() -> None:
                 {**view.to_json(), "down": [1, 0, 0, 0]}):
         with pytest.raises(ValueError):
             SeatView.from_json(bad, rules)
+
+
+@pytest.mark.parametrize(("key", "value", "words"), [
+    ("dealer", "1", '"dealer" must be a whole number'),
+    ("dealer", 1.0, '"dealer" must be a whole number'),
+    ("seat", True, '"seat" must be a whole number'),
+    ("fresh", "yes", '"fresh" must be true or false'),
+    ("phase", 3, '"phase" must be text'),
+    ("players", "ab", '"players" must be a list of names'),
+    ("players", ["a", 2, "c", "d"], '"players" must be text'),
+    ("known", [["5H"], "KS", [], []], '"known" must be a list of cards'),
+    ("scores", 7, '"scores" must be a list of lists of whole numbers'),
+    ("contract", [{"sets": "2", "runs": 0}], "a contract's sets must be a whole number"),
+    ("contract", [{"sets": 2, "runs": 0, "size": 3}], "a contract is an object"),
+    ("melds", {"owner": 0}, '"melds" must be a list of melds'),
+])
+def test_a_view_field_of_the_wrong_type_is_refused_by_name(key: str, value: Any,
+                                                           words: str) -> None:
+    """A field's value is read as its type or refused naming the field: text that spells a
+    number, a number with a point, true or false where a number belongs are not converted."""
+    rules = RULES["standard"]
+    view = Game(rules, 4, seed=3).view_for(1).to_json()
+    SeatView.from_json(view, rules)
+    with pytest.raises(ValueError, match=re.escape(words)):
+        SeatView.from_json({**view, key: value}, rules)
 
 
 def test_the_view_json_shows_nothing_hidden() -> None:

@@ -222,7 +222,7 @@ def test_every_kind_of_event_reads_back() -> None:
     ({"type": "went_down", "seat": 0, "melds": {"a": 1}, "first": 0}, "a list of melds"),
     ({"type": "went_down", "seat": 0, "melds": [{"owner": 0}], "first": 0}, "meld"),
     ({"type": "hand_started", "hand_number": 1, "dealer": 0, "contract": [[2, 0]],
-      "upcard": None, "stock_size": 50}, "a contract is a JSON object"),
+      "upcard": None, "stock_size": 50}, "a contract is an object"),
     ({"type": "hand_ended", "hands": "AS"}, "a list of lists"),
 ])
 def test_an_event_that_is_not_one_is_refused(obj: object, words: str) -> None:

@@ -225,6 +225,9 @@ def test_overrides_do_not_change_the_preset() -> None:
     ({"deal_sizes": [0, 10, 10, 10, 10, 10, 10]}, "deal_sizes"),
     ({"contracts": [{"sets": 0, "runs": 0}] * 7}, "contracts"),
     ({"contracts": [{"sets": 0, "runs": 1, "run_size": 14}] * 7}, "contracts"),
+    ({"contracts": [{"sets": True, "runs": 1}] * 7}, "contracts"),
+    ({"contracts": [{"sets": 2, "run": 1}] * 7}, "contracts"),
+    ({"contracts": [[2, 0]] * 7}, "contracts"),
     ({"naturals": [4, 3]}, "naturals"),  # more naturals than a set of 3 holds
     ({"hands": [0]}, "hands"),
     ({"hands": [8]}, "hands"),

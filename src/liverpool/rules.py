@@ -65,6 +65,29 @@ class Contract:
             out["run_size"] = self.run_size
         return out
 
+    @staticmethod
+    def from_json(obj: Any) -> Contract:
+        """The contract ``to_json`` wrote (``sets`` or ``runs`` left out: none); ``ValueError``
+        naming what is wrong for anything else: an object with other keys, a count that is not
+        a whole number (true and false are not)."""
+        if not isinstance(obj, dict) or not set(obj) <= _CONTRACT_KEYS:
+            raise ValueError(f"a contract is an object with sets, runs, set_size, run_size, "
+                             f"not {obj!r}")
+
+        def count(key: str) -> int:
+            v = obj.get(key, 0)
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise ValueError(f"a contract's {key} must be a whole number, not {v!r}")
+            return v
+
+        def size(key: str) -> int | None:
+            return None if obj.get(key) is None else count(key)
+
+        return Contract(count("sets"), count("runs"), size("set_size"), size("run_size"))
+
+
+_CONTRACT_KEYS = frozenset({"sets", "runs", "set_size", "run_size"})
+
 
 def _points(ace: int, joker: int, low: int | None, ten_to_king: int, deuce: int | None = None
             ) -> tuple[int, ...]:
@@ -315,15 +338,10 @@ def _coerce(base: RuleSet, knob: str, value: Any) -> Any:
     if knob == "contracts":
         if not isinstance(value, list):
             raise bad("must be a list of {sets, runs} objects")
-        out = []
-        for item in value:
-            if not isinstance(item, dict) or not set(item) <= {"sets", "runs", "set_size",
-                                                               "run_size"}:
-                raise bad("each contract is an object with sets, runs, set_size, run_size")
-            out.append(Contract(as_int(item.get("sets", 0)), as_int(item.get("runs", 0)),
-                                None if item.get("set_size") is None else as_int(item["set_size"]),
-                                None if item.get("run_size") is None else as_int(item["run_size"])))
-        return tuple(out)
+        try:
+            return tuple(Contract.from_json(item) for item in value)
+        except ValueError as e:
+            raise bad(str(e)) from None
     if knob == "card_points":
         table = list(current)
         if isinstance(value, dict):

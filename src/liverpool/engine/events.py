@@ -25,6 +25,7 @@ from ..cards import Card, card_str, parse_card, sorted_cards
 from ..frozen import reduce_frozen
 from ..melds import Meld
 from ..rules import Contract, RuleSet
+from . import fields
 from .state import HandEnd, Phase
 from .turns import Table  # a game's state and turn machinery, which its events are read from
 
@@ -420,48 +421,33 @@ def event_from_json(obj: Any, rules: RuleSet) -> Event:
 
 
 class _Fields:
-    """An event's JSON fields, each read as the type it must be (``ValueError`` otherwise)."""
+    """An event's JSON fields, each read as the type it must be (``fields``: ``ValueError``
+    naming the event and the field otherwise)."""
 
     def __init__(self, obj: dict[str, Any], kind: str) -> None:
         self.obj = obj
         self.kind = kind
 
-    def _bad(self, key: str, what: str) -> ValueError:
-        return ValueError(f"{self.kind}: \"{key}\" must be {what}, not {self.obj.get(key)!r}")
+    def what(self, key: str) -> str:
+        return f"{self.kind}: \"{key}\""
 
     def whole(self, key: str, default: int | None = None) -> int:
-        v = self.obj.get(key, default)
-        if not isinstance(v, int) or isinstance(v, bool):
-            raise self._bad(key, "a whole number")
-        return v
+        return fields.whole(self.obj.get(key, default), self.what(key))
 
     def opt_whole(self, key: str) -> int | None:
         return None if self.obj.get(key) is None else self.whole(key)
 
     def wholes(self, key: str) -> tuple[int, ...]:
-        v = self.obj.get(key)
-        if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool)
-                                              for x in v):
-            raise self._bad(key, "a list of whole numbers")
-        return tuple(v)
+        return fields.wholes(self.obj.get(key), self.what(key))
 
     def flag(self, key: str, default: bool | None = None) -> bool:
-        v = self.obj.get(key, default)
-        if not isinstance(v, bool):
-            raise self._bad(key, "true or false")
-        return v
+        return fields.flag(self.obj.get(key, default), self.what(key))
 
     def flags(self, key: str) -> tuple[bool, ...]:
-        v = self.obj.get(key)
-        if not isinstance(v, list) or not all(isinstance(x, bool) for x in v):
-            raise self._bad(key, "a list of true or false")
-        return tuple(v)
+        return fields.flags(self.obj.get(key), self.what(key))
 
     def text(self, key: str) -> str:
-        v = self.obj.get(key)
-        if not isinstance(v, str):
-            raise self._bad(key, "text")
-        return v
+        return fields.text(self.obj.get(key), self.what(key))
 
     def card(self, key: str) -> Card:
         return parse_card(self.obj.get(key))
@@ -470,10 +456,7 @@ class _Fields:
         return None if self.obj.get(key) is None else self.card(key)
 
     def cards(self, key: str) -> tuple[Card, ...]:
-        v = self.obj.get(key)
-        if not isinstance(v, list):
-            raise self._bad(key, "a list of cards")
-        return tuple(parse_card(c) for c in v)
+        return fields.cards(self.obj.get(key), self.what(key))
 
     def opt_cards(self, key: str) -> tuple[Card, ...] | None:
         return None if self.obj.get(key) is None else self.cards(key)
@@ -482,18 +465,12 @@ class _Fields:
         return Meld.from_json(self.obj.get(key), rules)
 
     def melds(self, key: str, rules: RuleSet) -> tuple[Meld, ...]:
-        v = self.obj.get(key)
-        if not isinstance(v, list):
-            raise self._bad(key, "a list of melds")
-        return tuple(Meld.from_json(m, rules) for m in v)
+        return tuple(Meld.from_json(m, rules)
+                     for m in fields.items(self.obj.get(key), self.what(key), "melds"))
 
-
-def _contract(obj: Any) -> Contract:
-    if not isinstance(obj, dict):
-        raise ValueError(f"a contract is a JSON object, not {obj!r}")
-    f = _Fields(obj, "contract")
-    return Contract(f.whole("sets"), f.whole("runs"), f.opt_whole("set_size"),
-                    f.opt_whole("run_size"))
+    def contracts(self, key: str) -> tuple[Contract, ...]:
+        return tuple(fields.contract(c, self.what(key))
+                     for c in fields.items(self.obj.get(key), self.what(key), "contracts"))
 
 
 def _read_event(kind: str, f: _Fields, rules: RuleSet) -> Event:
@@ -536,12 +513,8 @@ def _read_event(kind: str, f: _Fields, rules: RuleSet) -> Event:
     if kind == "reshuffled":
         return Reshuffled(f.whole("stock_size"))
     if kind == "hand_started":
-        contract = f.obj.get("contract")
-        if not isinstance(contract, list):
-            raise ValueError(f"hand_started: \"contract\" must be a list, not {contract!r}")
-        return HandStarted(f.whole("hand_number"), f.whole("dealer"),
-                           tuple(_contract(c) for c in contract), f.opt_card("upcard"),
-                           f.whole("stock_size"))
+        return HandStarted(f.whole("hand_number"), f.whole("dealer"), f.contracts("contract"),
+                           f.opt_card("upcard"), f.whole("stock_size"))
     if kind == "game_ended":
         return GameEnded(f.wholes("totals"), f.wholes("winners"), f.whole("hands_played"))
     hands = f.obj.get("hands")

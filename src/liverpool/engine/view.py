@@ -18,54 +18,35 @@ from typing import Any, Final
 from ..cards import Card, card_str, new_deck, parse_card
 from ..melds import Meld
 from ..rules import Contract, RuleSet
+from . import fields
 
-
-def _ints(value: Any) -> tuple[int, ...]:
-    if not isinstance(value, list) or not all(
-            isinstance(v, int) and not isinstance(v, bool) for v in value):
-        raise ValueError(f"not a seat view: expected a list of numbers, got {value!r}")
-    return tuple(value)
-
-
-def _bools(value: Any) -> tuple[bool, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, bool) for v in value):
-        raise ValueError(f"not a seat view: expected a list of true/false, got {value!r}")
-    return tuple(value)
-
-
-def _cards(value: Any) -> tuple[Card, ...]:
-    if not isinstance(value, list):
-        raise ValueError(f"not a seat view: expected a list of cards, got {value!r}")
-    return tuple(parse_card(c) for c in value)
-
-
-def _contract(value: Any) -> Contract:
-    return Contract(int(value["sets"]), int(value["runs"]),
-                    None if value.get("set_size") is None else int(value["set_size"]),
-                    None if value.get("run_size") is None else int(value["run_size"]))
-
-
-# ---- codecs: (write, read) per kind of field; ``read`` gets the JSON value and the rules ----
-Codec = tuple[Callable[[Any], Any], Callable[[Any, RuleSet], Any]]
-INT: Codec = (lambda v: v, lambda v, r: int(v))
-TEXT: Codec = (lambda v: v, lambda v, r: str(v))
-FLAG: Codec = (lambda v: v, lambda v, r: bool(v))
-NAMES: Codec = (list, lambda v, r: tuple(str(p) for p in v))
-INTS: Codec = (list, lambda v, r: _ints(v))
-FLAGS: Codec = (list, lambda v, r: _bools(v))
-CARDS: Codec = (lambda v: [card_str(c) for c in v], lambda v, r: _cards(v))
+# ---- codecs: (write, read) per kind of field; ``read`` gets the JSON value, the rules and how
+# an error names the field (``fields``: a value of the wrong type is refused, not converted) ----
+Codec = tuple[Callable[[Any], Any], Callable[[Any, RuleSet, str], Any]]
+INT: Codec = (lambda v: v, lambda v, r, w: fields.whole(v, w))
+TEXT: Codec = (lambda v: v, lambda v, r, w: fields.text(v, w))
+FLAG: Codec = (lambda v: v, lambda v, r, w: fields.flag(v, w))
+NAMES: Codec = (list, lambda v, r, w: tuple(fields.text(p, w)
+                                            for p in fields.items(v, w, "names")))
+INTS: Codec = (list, lambda v, r, w: fields.wholes(v, w))
+FLAGS: Codec = (list, lambda v, r, w: fields.flags(v, w))
+CARDS: Codec = (lambda v: [card_str(c) for c in v], lambda v, r, w: fields.cards(v, w))
 CARD: Codec = (lambda v: None if v is None else card_str(v),
-               lambda v, r: None if v is None else parse_card(v))
+               lambda v, r, w: None if v is None else parse_card(v))
 CARD_LISTS: Codec = (lambda v: [[card_str(c) for c in k] for k in v],
-                     lambda v, r: tuple(_cards(k) for k in v))
-INT_LISTS: Codec = (lambda v: [list(x) for x in v], lambda v, r: tuple(_ints(x) for x in v))
-SEAT: Codec = (lambda v: v, lambda v, r: None if v is None else int(v))
+                     lambda v, r, w: tuple(fields.cards(k, w)
+                                           for k in fields.items(v, w, "lists of cards")))
+INT_LISTS: Codec = (lambda v: [list(x) for x in v],
+                    lambda v, r, w: tuple(fields.wholes(x, w)
+                                          for x in fields.items(v, w, "lists of whole numbers")))
+SEAT: Codec = (lambda v: v, lambda v, r, w: None if v is None else fields.whole(v, w))
 SEATS_OR_NONE: Codec = (lambda v: None if v is None else list(v),
-                        lambda v, r: None if v is None else _ints(v))
+                        lambda v, r, w: None if v is None else fields.wholes(v, w))
 CONTRACTS: Codec = (lambda v: [c.to_json() for c in v],
-                    lambda v, r: tuple(_contract(c) for c in v))
+                    lambda v, r, w: tuple(fields.contract(c, w)
+                                          for c in fields.items(v, w, "contracts")))
 MELDS: Codec = (lambda v: [m.to_json() for m in v],
-                lambda v, r: tuple(Meld.from_json(m, r) for m in v))
+                lambda v, r, w: tuple(Meld.from_json(m, r) for m in fields.items(v, w, "melds")))
 _NO_DEFAULT = object()
 
 
@@ -242,10 +223,11 @@ class SeatView:
         values: dict[str, Any] = {"ruleset": ruleset}
         try:
             for name, json_name, (_, read), default in _JSON:
+                what = f"not a seat view: \"{json_name}\""
                 if json_name not in obj and default is not _NO_DEFAULT:
-                    values[name] = None if default is None else read(default, ruleset)
+                    values[name] = None if default is None else read(default, ruleset, what)
                 else:
-                    values[name] = read(obj[json_name], ruleset)
+                    values[name] = read(obj[json_name], ruleset, what)
             if values["hand_index"] is None:
                 values["hand_index"] = values["hand_number"] - 1
             return SeatView(**values)
