@@ -11,52 +11,55 @@ the wrong type is refused rather than read as something else.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..cards import Card, parse_card
 from ..rules import Contract
 
 
-def _bad(value: Any, what: str, kind: str) -> ValueError:
-    return ValueError(f"{what} must be {kind}, not {value!r}")
+def _checked(value: Any, what: str, ok: Callable[[Any], bool], kind: str) -> Any:
+    """``value`` if ``ok(value)``, else the error saying the field must be ``kind``."""
+    if not ok(value):
+        raise ValueError(f"{what} must be {kind}, not {value!r}")
+    return value
+
+
+def _is_whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_flag(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _is_list_of(test: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda value: isinstance(value, list) and all(test(v) for v in value)
 
 
 def whole(value: Any, what: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise _bad(value, what, "a whole number")
-    return value
+    return int(_checked(value, what, _is_whole, "a whole number"))
 
 
 def wholes(value: Any, what: str) -> tuple[int, ...]:
-    if not isinstance(value, list) or not all(
-            isinstance(v, int) and not isinstance(v, bool) for v in value):
-        raise _bad(value, what, "a list of whole numbers")
-    return tuple(value)
+    return tuple(_checked(value, what, _is_list_of(_is_whole), "a list of whole numbers"))
 
 
 def flag(value: Any, what: str) -> bool:
-    if not isinstance(value, bool):
-        raise _bad(value, what, "true or false")
-    return value
+    return bool(_checked(value, what, _is_flag, "true or false"))
 
 
 def flags(value: Any, what: str) -> tuple[bool, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, bool) for v in value):
-        raise _bad(value, what, "a list of true or false")
-    return tuple(value)
+    return tuple(_checked(value, what, _is_list_of(_is_flag), "a list of true or false"))
 
 
 def text(value: Any, what: str) -> str:
-    if not isinstance(value, str):
-        raise _bad(value, what, "text")
-    return value
+    return str(_checked(value, what, lambda v: isinstance(v, str), "text"))
 
 
 def items(value: Any, what: str, kind: str) -> list[Any]:
     """``value`` itself, which must be a list (of ``kind``, as the error says)."""
-    if not isinstance(value, list):
-        raise _bad(value, what, f"a list of {kind}")
-    return value
+    return list(_checked(value, what, lambda v: isinstance(v, list), f"a list of {kind}"))
 
 
 def cards(value: Any, what: str) -> tuple[Card, ...]:
