@@ -11,7 +11,7 @@ import dataclasses
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from .cards import JOKER, RANK_NAMES, Card
 from .frozen import reduce_frozen
@@ -76,7 +76,7 @@ class Contract:
 
         def count(key: str) -> int:
             v = obj.get(key, 0)
-            if not isinstance(v, int) or isinstance(v, bool):
+            if not is_whole(v):
                 raise ValueError(f"a contract's {key} must be a whole number, not {v!r}")
             return v
 
@@ -87,6 +87,11 @@ class Contract:
 
 
 _CONTRACT_KEYS = frozenset({"sets", "runs", "set_size", "run_size"})
+
+
+def is_whole(value: object) -> TypeGuard[int]:
+    """Whether a JSON value is a whole number (true and false, ints in Python, are not)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _points(ace: int, joker: int, low: int | None, ten_to_king: int, deuce: int | None = None
@@ -324,13 +329,13 @@ def _coerce(base: RuleSet, knob: str, value: Any) -> Any:
         return RulesError(f"{knob}: {why} (got {value!r})", knob)
 
     def as_int(v: Any) -> int:
-        if isinstance(v, bool) or not isinstance(v, int):
+        if not is_whole(v):
             raise bad("must be a whole number")
         return v
 
     current = getattr(base, knob)
     if knob == "decks":
-        if isinstance(value, int) and not isinstance(value, bool):
+        if is_whole(value):
             return ((8, as_int(value)),)
         if isinstance(value, list) and all(isinstance(s, list) and len(s) == 2 for s in value):
             return tuple((as_int(a), as_int(b)) for a, b in value)

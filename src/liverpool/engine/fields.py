@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..cards import Card, parse_card
-from ..rules import Contract
+from ..rules import Contract, is_whole
 
 
 def _checked(value: Any, what: str, ok: Callable[[Any], bool], kind: str) -> Any:
@@ -23,10 +23,6 @@ def _checked(value: Any, what: str, ok: Callable[[Any], bool], kind: str) -> Any
     if not ok(value):
         raise ValueError(f"{what} must be {kind}, not {value!r}")
     return value
-
-
-def _is_whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _is_flag(value: Any) -> bool:
@@ -38,11 +34,11 @@ def _is_list_of(test: Callable[[Any], bool]) -> Callable[[Any], bool]:
 
 
 def whole(value: Any, what: str) -> int:
-    return int(_checked(value, what, _is_whole, "a whole number"))
+    return int(_checked(value, what, is_whole, "a whole number"))
 
 
 def wholes(value: Any, what: str) -> tuple[int, ...]:
-    return tuple(_checked(value, what, _is_list_of(_is_whole), "a list of whole numbers"))
+    return tuple(_checked(value, what, _is_list_of(is_whole), "a list of whole numbers"))
 
 
 def flag(value: Any, what: str) -> bool:
