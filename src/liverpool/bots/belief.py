@@ -35,7 +35,7 @@ elsewhere taken out, the hand's size as the view says). The first update of a ha
 from random deals of the unseen cards, as ``Game.from_view`` would; a belief that has heard
 nothing this hand (a bot driven without its events; hints and reviews rebuild a belief from
 the game's record, ``recall``) gives the worlds of ``worlds.sample_world``, and so does a
-belief at a table of more than ``MOST_PLAYERS`` (where it has not been measured). Everything
+belief at a table of more than ``MOST_PLAYERS`` (where it played worse when measured). Everything
 random comes from the generator the bot is given.
 """
 
@@ -56,8 +56,8 @@ from .policy import fast_keep_values, wants
 from .worlds import sample_world
 
 PARTICLES = 512  # guesses per followed seat (256 played no better than random deals)
-# the largest table followed: a belief is measured to pay at a table of two (docs/bots.md);
-# at larger tables the worlds are dealt as before until it is measured there
+# the largest table followed: a belief is measured to pay at a table of two and to cost points
+# at a table of four (docs/bots.md), where the worlds are dealt as before
 MOST_PLAYERS = 2
 SHARPNESS = 0.1  # how sharply a discard says the thrower kept its other cards (0: not at all)
 SLIP = 0.15  # the weight of a guess whose seat would have taken a card it let go, and so on
