@@ -284,6 +284,19 @@ class RuleSet:
         """Contract numbers (1-based) of the hands played, in order (``all`` progression)."""
         return self.hands if self.hands is not None else tuple(range(1, len(self.contracts) + 1))
 
+    def contract_number(self, hand_index: int, progress: int) -> int:
+        """The 1-based contract a seat plays in hand ``hand_index`` (0-based) having made
+        ``progress`` contracts (counted only by ``own`` progression)."""
+        if self.progression == "own":
+            return min(progress, len(self.contracts) - 1) + 1
+        hands = self.hand_list()
+        return hands[min(hand_index, len(hands) - 1)]
+
+    def all_out(self, number: int) -> bool:
+        """Whether contract ``number``'s go-down must meld every card (``final_all_out``: the
+        seventh contract)."""
+        return self.final_all_out and number == 7
+
     def points(self, card: Card) -> int:
         return self.card_points[0 if card == JOKER else card % 13 + 1]
 

@@ -187,7 +187,7 @@ def solved_go_down(g: Game, seat: int) -> GoDown | None:
     if key in _SOLVED:
         return _SOLVED[key]
     contract = rules.contracts[no - 1]
-    all_out = rules.final_all_out and no == 7
+    all_out = rules.all_out(no)
     if all_out and not runs_may_hold_all(g.hands[seat], contract, rules):
         gd = None
     else:

@@ -86,7 +86,7 @@ class PlayRules(CallRules):
                 else None if self.search_budget is None else SearchBudget(self.search_budget)}
 
     def _all_out(self, seat: int) -> bool:
-        return self.rules.final_all_out and self.contract_no(seat) == 7
+        return self.rules.all_out(self.contract_no(seat))
 
     def _check_go_down(self, a: Action) -> _GoDownPlan:
         p = a.player

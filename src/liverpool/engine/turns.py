@@ -55,10 +55,7 @@ class Table(GameState):
     # ================================================================ hands and turns ======
     def contract_no(self, seat: int) -> int:
         """1-based contract number that ``seat`` plays this hand."""
-        if self.rules.progression == "own":
-            return min(self.progress[seat], len(self.rules.contracts) - 1) + 1
-        hands = self.rules.hand_list()
-        return hands[min(self.hand_index, len(hands) - 1)]
+        return self.rules.contract_number(self.hand_index, self.progress[seat])
 
     def contract_for(self, seat: int) -> Contract:
         return self.rules.contracts[self.contract_no(seat) - 1]
