@@ -33,7 +33,7 @@ CORE_MODULES = (
     "engine/draw", "engine/events", "engine/game",
     "bots/base", "bots/heuristics", "bots/basic", "bots/policy", "bots/worlds", "bots/belief",
     "bots/learned",
-    "bots/expert",
+    "bots/race", "bots/expert",
     "rl/codec", "rl/features",  # the learning interfaces: spelling actions, observation numbers
 )
 GROUP = "liverpool_core"  # name of the shared library holding the compiled code

@@ -25,7 +25,11 @@ too).
 
 Only decisions that matter are searched: taking the discard or drawing when the top card would
 help, buying a card that would help, and the discard of a seat not down (among its cards of
-lowest keep value, however far apart: the lowest is often a card another seat collects).
+lowest keep value, however far apart: the lowest is often a card another seat collects). In a
+*race hand* (``race``: a runs-only contract whose go-down melds every card) the discard of a
+seat not down is not searched but made by the race's own rule, the card that leaves the hand
+nearest to going out: playouts cut short are scored by the points held, which is not what a
+race is played for.
 Every candidate is played out in the same worlds with the same random numbers (common random
 numbers), so the comparison measures the decision, not the luck of the deal, and each
 playout is scored by the end-of-hand points: the expert's points minus the other seats' mean.
@@ -54,6 +58,7 @@ from .learned import BUY_FLOOR, BUY_MOST_HAND, CANDIDATES, TAKE_FLOOR, learned_o
 from .learned import best as learned_best
 from .learned import candidates as discard_candidates
 from .policy import play_out
+from .race import race_discard
 from .worlds import sample_world
 
 Sampler = Callable[[SeatView, random.Random], Game]  # a world for a view, from a generator
@@ -179,6 +184,9 @@ class ExpertBot:
                 return [borrow]
         if phase == "play" and not down and "discard" in groups and "go_down" not in groups \
                 and "swap_joker" not in groups:
+            race = race_discard(view, groups["discard"])
+            if race is not None:
+                return [race]
             keep = keep_values(view.hand, contract, rules, False, view.melds)
             close = discard_candidates(view, keep, groups["discard"])
             if self.learned:
