@@ -139,3 +139,18 @@ def test_the_expert_keeps_the_hand_nearest_to_going_out_without_a_search() -> No
     assert bot.choose(view, legal, random.Random(3)) == choice
     assert bot.worlds_sampled == 0, "the race discard is not searched"
 
+
+def test_the_hint_and_the_review_know_the_race_discard() -> None:
+    from liverpool.bots.hints import searched_hint
+    from liverpool.bots.race import RACE_REASON
+    from liverpool.review import candidates, reason
+
+    game = _diamonds_to_choose()
+    view, legal = game.view_for(1), game.legal_actions(1)
+    race = race_discard(view, legal)
+    assert race is not None
+    assert searched_hint(view, legal) == (race, RACE_REASON)
+    basic = ExpertBot(learned=False).basic.decide(view, legal)[0]
+    assert race in candidates(view, basic, legal)
+    why = reason(view, basic, race, 12.0)
+    assert why.startswith("In this race to go out") and "2 cards from going out" in why, why

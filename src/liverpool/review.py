@@ -36,6 +36,7 @@ from .bots.expert import DISCARD_CANDIDATES, PLAYOUT_ROUNDS
 from .bots.heuristics import best_borrow, fits_table, keep_values, usefulness
 from .bots.hints import view_key
 from .bots.policy import estimate_points, play_out
+from .bots.race import distance, race_discard, race_size
 from .bots.recall import followed, recall
 from .bots.worlds import sample_world
 from .cards import card_str, wild_cards
@@ -204,6 +205,9 @@ def candidates(view: SeatView, played: Action, legal: Sequence[Action]) -> list[
         for t in ("lay_off", "swap_joker", "borrow"):
             out.extend(groups.get(t, [])[:3])
         discards = groups.get("discard", [])
+        race = race_discard(view, discards)  # the expert's rule in a race hand
+        if race is not None:
+            out.append(race)
         if discards:
             seat = view.me
             keep = keep_values(view.hand, view.contract[seat], view.ruleset, view.down[seat],
@@ -415,9 +419,11 @@ def reason(view: SeatView, played: Action, better: Action, loss: float) -> str:
     names = view.players
     contract = view.contract[seat]
     because = ""
+    size = race_size(view)
     if played.type == "discard" and played.card is not None:
         card = played.card
         wilds = wild_cards(rules.deuces_wild)
+        short = _short_after(view, played, size)
         if card in wilds:
             because = f"discarding {card_str(card)} threw away a wild card"
         else:
@@ -432,6 +438,11 @@ def reason(view: SeatView, played: Action, better: Action, loss: float) -> str:
             elif takers:
                 because = (f"discarding {card_str(card)} helps "
                            f"{' and '.join(names[s] for s in takers)}, seen collecting near it")
+            elif better.type == "discard" and better.card is not None and \
+                    short > (nearer := _short_after(view, better, size)):
+                because = (f"in this race to go out, throwing {card_str(card)} left your hand "
+                           f"{short} cards from going out, throwing {card_str(better.card)} "
+                           f"{nearer}")
             else:
                 use = usefulness(view.hand, contract, rules)
                 if use.get(card, 0.0) >= 1.0:
@@ -447,6 +458,16 @@ def reason(view: SeatView, played: Action, better: Action, loss: float) -> str:
         because = "going down then would have emptied your hand of those melds' points"
     lead = because[0].upper() + because[1:] + ": " if because else ""
     return f"{lead}{action_words(better)} instead (about {loss:.0f} points better)"
+
+
+def _short_after(view: SeatView, discard: Action, size: int) -> int:
+    """Cards the hand lacks to go out once ``discard`` is made, in a race hand of ``size``
+    cards (0 elsewhere)."""
+    if not size or discard.card is None:
+        return 0
+    rest = list(view.hand)
+    rest.remove(discard.card)
+    return distance(rest, view.contract[view.me], view.ruleset, size)
 
 
 # ---- the review --------------------------------------------------------------------------------

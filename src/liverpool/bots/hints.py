@@ -20,6 +20,7 @@ from .basic import BasicBot
 from .belief import HandBelief
 from .heuristics import BORROW_REASON
 from .ladder import LADDER, make_level
+from .race import RACE_REASON, race_discard
 
 HINT_LEVEL = LADDER[-1].name  # the strongest level searches for the hint
 SEARCH_PREFERS = "the expert's search over sampled deals prefers it"  # a hint's reason
@@ -63,4 +64,6 @@ def searched_hint(view: SeatView, legal: Sequence[Action], bot: Bot | None = Non
         return chosen, why
     if chosen.type == "borrow":  # the expert's rule, not a search
         return chosen, BORROW_REASON
+    if chosen.type == "discard" and chosen == race_discard(view, legal):
+        return chosen, RACE_REASON  # the race's rule, not a search
     return chosen, SEARCH_PREFERS
