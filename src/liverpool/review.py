@@ -423,7 +423,6 @@ def reason(view: SeatView, played: Action, better: Action, loss: float) -> str:
     if played.type == "discard" and played.card is not None:
         card = played.card
         wilds = wild_cards(rules.deuces_wild)
-        short = _short_after(view, played, size)
         if card in wilds:
             because = f"discarding {card_str(card)} threw away a wild card"
         else:
@@ -439,10 +438,11 @@ def reason(view: SeatView, played: Action, better: Action, loss: float) -> str:
                 because = (f"discarding {card_str(card)} helps "
                            f"{' and '.join(names[s] for s in takers)}, seen collecting near it")
             elif better.type == "discard" and better.card is not None and \
-                    short > (nearer := _short_after(view, better, size)):
+                    (short := _short_after(view, played, size)) > \
+                    (nearer := _short_after(view, better, size)):
                 because = (f"in this race to go out, throwing {card_str(card)} left your hand "
-                           f"{short} cards from going out, throwing {card_str(better.card)} "
-                           f"{nearer}")
+                           f"{_cards(short)} from going out, throwing "
+                           f"{card_str(better.card)} {nearer}")
             else:
                 use = usefulness(view.hand, contract, rules)
                 if use.get(card, 0.0) >= 1.0:
@@ -458,6 +458,10 @@ def reason(view: SeatView, played: Action, better: Action, loss: float) -> str:
         because = "going down then would have emptied your hand of those melds' points"
     lead = because[0].upper() + because[1:] + ": " if because else ""
     return f"{lead}{action_words(better)} instead (about {loss:.0f} points better)"
+
+
+def _cards(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
 
 
 def _short_after(view: SeatView, discard: Action, size: int) -> int:
