@@ -36,7 +36,7 @@ from .bots.expert import DISCARD_CANDIDATES, PLAYOUT_ROUNDS
 from .bots.heuristics import best_borrow, fits_table, keep_values, usefulness
 from .bots.hints import view_key
 from .bots.policy import estimate_points, play_out
-from .bots.race import distance, race_discard, race_size
+from .bots.race import distance_after, race_discard, race_size
 from .bots.recall import followed, recall
 from .bots.worlds import sample_world
 from .cards import card_str, wild_cards
@@ -469,9 +469,7 @@ def _short_after(view: SeatView, discard: Action, size: int) -> int:
     cards (0 elsewhere)."""
     if not size or discard.card is None:
         return 0
-    rest = list(view.hand)
-    rest.remove(discard.card)
-    return distance(rest, view.contract[view.me], view.ruleset, size)
+    return distance_after(view, discard.card, size)
 
 
 # ---- the review --------------------------------------------------------------------------------

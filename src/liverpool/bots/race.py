@@ -21,7 +21,7 @@ import itertools
 from collections.abc import Sequence
 
 from ..actions import Action
-from ..cards import JOKER, Card, wild_cards
+from ..cards import Card, wild_cards
 from ..engine import SeatView, unseen_cards
 from ..rules import Contract, RuleSet
 
@@ -29,7 +29,6 @@ RACE_REASON = ("in this race to go out it keeps your hand nearest to going out, 
                "unseen cards to bring it nearer")  # a hint's reason
 ACE_LOW = 1 << 1  # a suit's ranks as bits 1..14; the ace sits at both ends
 ACE_HIGH = 1 << 14
-ACES = ACE_LOW | ACE_HIGH
 
 # the spans of ``length`` ranks (bits lo..lo+length-1, lo from 1): a run's places in a suit
 _SPANS: dict[int, tuple[int, ...]] = {
@@ -114,7 +113,7 @@ def distance(hand: Sequence[Card], contract: Contract, rules: RuleSet, size: int
     counts = [[0] * 13 for _ in range(4)]
     free = 0
     for c in hand:
-        if c == JOKER or c in wilds:
+        if c in wilds:  # jokers too
             free += 1
         else:
             counts[c // 13][c % 13] += 1
@@ -149,6 +148,14 @@ def race_size(view: SeatView) -> int:
     if rules.all_out(number) or least >= melds:
         return max(melds, least)
     return 0
+
+
+def distance_after(view: SeatView, card: Card, size: int) -> int:
+    """How far the seat's hand is from going out once ``card`` is thrown, in a race hand of
+    ``size`` cards (``race_size``)."""
+    rest = list(view.hand)
+    rest.remove(card)
+    return distance(rest, view.contract[view.me], view.ruleset, size)
 
 
 def acceptance(hand: list[Card], contract: Contract, rules: RuleSet, size: int, near: int,
